@@ -1,0 +1,258 @@
+"""Table rules as data: one validated configuration per game, with the spec's defaults.
+
+Every rule that varies by table (limits, paytables, timers, rule variants) is a field here, never
+an ``if`` in an engine keyed on the table. ``load_rules(game, overrides)`` merges a partial
+override (the transcript's ``rules``, an operator's table configuration) into the game's defaults
+and validates the result; unknown names are an error.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import RulesError
+from .money import Ratio
+
+GAMES = ("deluxe-blackjack", "blackjack", "baccarat", "pok-deng")
+Game = Literal["deluxe-blackjack", "blackjack", "baccarat", "pok-deng"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Limit(_Model):
+    """Minimum and maximum stake of one bet type, in minor units."""
+
+    min: int = Field(ge=1)
+    max: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Limit:
+        if self.max < self.min:
+            raise ValueError(f"limit max {self.max} is below min {self.min}")
+        return self
+
+
+class Timers(_Model):
+    """Seconds. Tests and the local demo shorten them through the table configuration."""
+
+    countdown: int = Field(default=15, ge=0, le=600)
+    decision: int = Field(default=15, ge=1, le=600)
+    follow: int = Field(default=5, ge=1, le=600)
+    insurance: int = Field(default=5, ge=1, le=600)
+    pause_void: int = Field(default=600, ge=1, le=86_400)
+    """A paused round is voided automatically after this long (``common.md``)."""
+
+
+# --- blackjack -------------------------------------------------------------------------------
+
+
+class PairPaytable(_Model):
+    """Either ``same-rank`` alone (any pair of the same rank) or the three Perfect Pairs grades."""
+
+    same_rank: Ratio | None = Field(default=None, alias="same-rank")
+    mixed: Ratio | None = None
+    coloured: Ratio | None = None
+    perfect: Ratio | None = None
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PairPaytable:
+        graded = (self.mixed, self.coloured, self.perfect)
+        if self.same_rank is not None and any(g is not None for g in graded):
+            raise ValueError("a pair paytable is either 'same-rank' or 'mixed'/'coloured'/'perfect', not both")
+        if self.same_rank is None and any(g is None for g in graded):
+            raise ValueError("a Perfect Pairs paytable needs all of 'mixed', 'coloured' and 'perfect'")
+        return self
+
+
+class BlackjackRules(_Model):
+    variant: Literal["deluxe", "classic"]
+    seats: int = Field(default=7, ge=1, le=7)
+    max_seats_per_player: int = Field(ge=1, le=7)
+    hole_card: bool
+    """Deluxe: the dealer's second card is dealt face down before the players act (peek)."""
+    dealer_bj_takes: Literal["all", "original"] = "all"
+    """No-hole-card table, dealer BJ: a hand loses its doubles and splits too (``all``) or only the
+    original seat bet (``original``)."""
+    double_after_split: bool = True
+    surrender: bool = True
+    dealer_hits_soft_17: bool = False
+    short_balance: Literal["hit-or-stand", "illegal"]
+    """An unaffordable double or split: Deluxe turns it into hit (score <= 11) or stand."""
+    seated_may_bet_behind: bool
+    """Deluxe: a seated player may bet behind other seats (never their own); classic: never."""
+    mirror_seat_bets: bool
+    """Deluxe: the same amount stands on each of a player's seats."""
+    blackjack_pays: Ratio = Fraction(3, 2)
+    win_pays: Ratio = Fraction(1)
+    insurance_pays: Ratio = Fraction(2)
+    pair_paytable: PairPaytable = PairPaytable.model_validate({"same-rank": "11:1"})
+    limits: dict[Literal["seat", "behind", "pair"], Limit] = {
+        "seat": Limit(min=100, max=500_000),
+        "behind": Limit(min=100, max=250_000),
+        "pair": Limit(min=100, max=50_000),
+    }
+    timers: Timers = Timers()
+
+
+# --- baccarat --------------------------------------------------------------------------------
+
+
+class SideBet(_Model):
+    pays: Ratio
+    pays_three_cards: Ratio | None = None
+    """Lucky 6: the payout when the Banker's winning 6 has three cards."""
+    max_round: int | None = Field(default=None, ge=1)
+    """The last round of a shoe in which the bet is offered; None: every round."""
+
+
+class BaccaratPayouts(_Model):
+    player: Ratio = Fraction(1)
+    banker: Ratio = Fraction(19, 20)
+    banker_no_commission: Ratio = Fraction(1)
+    banker_no_commission_six: Ratio = Fraction(1, 2)
+    tie: Ratio = Fraction(8)
+    player_pair: Ratio = Fraction(11)
+    banker_pair: Ratio = Fraction(11)
+
+
+class BaccaratRules(_Model):
+    modes: tuple[Literal["commission", "no-commission"], ...] = ("commission", "no-commission")
+    payouts: BaccaratPayouts = BaccaratPayouts()
+    side_bets: dict[Literal["lucky-6", "big", "small"], SideBet] = {
+        "lucky-6": SideBet(pays=Fraction(12), pays_three_cards=Fraction(20)),
+        "big": SideBet(pays=Fraction(27, 50), max_round=60),
+        "small": SideBet(pays=Fraction(3, 2), max_round=60),
+    }
+    player_limit: int | None = Field(default=None, ge=0)
+    """Largest allowed excess of a player's Player total over their Banker total in one round."""
+    banker_limit: int | None = Field(default=None, ge=0)
+    """Largest allowed excess of a player's Banker total over their Player total in one round."""
+    limits: dict[str, Limit] = {
+        "player": Limit(min=100, max=1_000_000),
+        "banker": Limit(min=100, max=1_000_000),
+        "tie": Limit(min=100, max=100_000),
+        "player-pair": Limit(min=100, max=50_000),
+        "banker-pair": Limit(min=100, max=50_000),
+        "lucky-6": Limit(min=100, max=50_000),
+        "big": Limit(min=100, max=100_000),
+        "small": Limit(min=100, max=100_000),
+    }
+    timers: Timers = Timers()
+
+    @model_validator(mode="after")
+    def _checks(self) -> BaccaratRules:
+        if not self.modes:
+            raise ValueError("a baccarat table offers at least one mode")
+        if "lucky-6" in self.side_bets and self.side_bets["lucky-6"].pays_three_cards is None:
+            raise ValueError("side bet 'lucky-6' needs 'pays_three_cards'")
+        return self
+
+
+# --- pok deng --------------------------------------------------------------------------------
+
+SPECIAL_COMBINATIONS = ("two-pictures", "consecutive", "pictures-and-ten")
+"""Candidate special combinations (``pok-deng.md``: the seed's table is lost). ``two-pictures``:
+both cards J, Q or K; ``consecutive``: ranks next to each other (A-2 ... Q-K, not K-A);
+``pictures-and-ten``: both cards 10-value (10, J, Q, K). The default set is empty."""
+
+
+class PokDengPayouts(_Model):
+    win: Ratio = Fraction(1)
+    win_special: Ratio = Fraction(2)
+    lose: int = Field(default=1, ge=1)
+    lose_special: int = Field(default=2, ge=1)
+    pair: Ratio = Fraction(11)
+
+
+class PokDengRules(_Model):
+    payouts: PokDengPayouts = PokDengPayouts()
+    special_combinations: tuple[Literal["two-pictures", "consecutive", "pictures-and-ten"], ...] = ()
+    reservation: int = Field(default=2, ge=1)
+    """A Player N bet reserves this many times its stake (it can lose 2x)."""
+    limits: dict[str, Limit] = {
+        **{f"player-{n}": Limit(min=100, max=500_000) for n in range(1, 6)},
+        **{f"player-{n}-pair": Limit(min=100, max=50_000) for n in range(1, 6)},
+    }
+    timers: Timers = Timers()
+
+    @model_validator(mode="after")
+    def _reservation_covers_loss(self) -> PokDengRules:
+        if self.reservation < max(self.payouts.lose, self.payouts.lose_special):
+            raise ValueError("the reservation must cover the largest possible loss")
+        return self
+
+
+Rules = BlackjackRules | BaccaratRules | PokDengRules
+
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "deluxe-blackjack": {
+        "variant": "deluxe",
+        "max_seats_per_player": 2,
+        "hole_card": True,
+        "short_balance": "hit-or-stand",
+        "seated_may_bet_behind": True,
+        "mirror_seat_bets": True,
+    },
+    "blackjack": {
+        "variant": "classic",
+        "max_seats_per_player": 1,
+        "hole_card": False,
+        "short_balance": "illegal",
+        "seated_may_bet_behind": False,
+        "mirror_seat_bets": False,
+    },
+    "baccarat": {},
+    "pok-deng": {},
+}
+_MODELS: dict[str, type[BlackjackRules] | type[BaccaratRules] | type[PokDengRules]] = {
+    "deluxe-blackjack": BlackjackRules,
+    "blackjack": BlackjackRules,
+    "baccarat": BaccaratRules,
+    "pok-deng": PokDengRules,
+}
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def default_rules(game: str) -> Rules:
+    return load_rules(game, {})
+
+
+def load_rules(game: str, overrides: dict[str, Any] | None = None) -> Rules:
+    """The game's default table rules with ``overrides`` merged in (nested dicts merge)."""
+    if game not in _MODELS:
+        raise RulesError(f"unknown game {game!r}; games are {', '.join(GAMES)}", reason="unknown-game")
+    model = _MODELS[game]
+    base = model.model_validate(_DEFAULTS[game]).model_dump(mode="json", by_alias=True)
+    merged = _merge(base, overrides or {})
+    try:
+        return model.model_validate(merged)
+    except ValidationError as exc:
+        raise RulesError(f"rules for {game}: {describe_validation_error(exc)}") from exc
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One readable line from a pydantic error: ``field.path: what is wrong; ...``."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown name"
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)
