@@ -249,7 +249,7 @@ class BaccaratRound:
 
     def settle(self) -> Settlement:
         expected = self.expected
-        if not isinstance(expected, Settle):
+        if isinstance(expected, CardFor):
             raise IncompleteRound(f"the round is not complete: the {expected.hand} hand waits for a card")
         coup = self.coup()
         return Settlement(tuple(settle_bet(self.rules, coup, b) for b in self.bets), coup.to_dict())
