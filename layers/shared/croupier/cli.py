@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .errors import CroupierError
 
@@ -49,7 +49,37 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--full", action="store_true", help="also print each bet's stake, payout and exact net")
     rp.add_argument("--compact", action="store_true", help="print one line of JSON")
     rp.set_defaults(func=cmd_replay)
+
+    rt = sub.add_parser("rtp", help="exact return to player of every bet type under a table's rules")
+    rt.add_argument("game", help="deluxe-blackjack, blackjack, baccarat or pok-deng")
+    rt.add_argument("--rules", default=None, help="JSON object of rule overrides (as in a transcript's 'rules')")
+    rt.add_argument("--json", action="store_true", help='print {"game": GAME, "rtp": {BET: fraction, ...}}')
+    rt.set_defaults(func=_lazy("croupier.rtp.cli", "run"))
+
+    sm = sub.add_parser("simulate", help="play shuffled shoes through the engines and compare with the exact RTP")
+    sm.add_argument("game", help="deluxe-blackjack, blackjack, baccarat or pok-deng")
+    sm.add_argument("--rounds", type=int, required=True, help="how many rounds to play")
+    sm.add_argument("--seed", type=int, default=1, help="seed of the shuffles and the random bets")
+    sm.add_argument("--rules", default=None, help="JSON object of rule overrides")
+    sm.add_argument("--json", action="store_true", help="print the figures as JSON")
+    sm.set_defaults(func=_lazy("croupier.simulate", "run"))
     return parser
+
+
+def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """Import a subcommand's module only when it runs (start-up stays small)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from importlib import import_module
+
+        try:
+            code: int = getattr(import_module(module), name)(args)
+        except CroupierError as exc:
+            print(f"croupier {args.command}: {exc}", file=sys.stderr)
+            return 2
+        return code
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
