@@ -89,6 +89,9 @@ class BlackjackRules(_Model):
     """Deluxe: a seated player may bet behind other seats (never their own); classic: never."""
     mirror_seat_bets: bool
     """Deluxe: the same amount stands on each of a player's seats."""
+    idle_seat_rounds: int = Field(default=0, ge=0)
+    """Rounds a seat that was dealt is kept (not dealt) while its player places no seat bet, before
+    it is freed: Deluxe 1, classic 0 (``blackjack.md`` Seats; used by ``betting.py``)."""
     blackjack_pays: Ratio = Fraction(3, 2)
     win_pays: Ratio = Fraction(1)
     insurance_pays: Ratio = Fraction(2)
@@ -199,6 +202,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         "short_balance": "hit-or-stand",
         "seated_may_bet_behind": True,
         "mirror_seat_bets": True,
+        "idle_seat_rounds": 1,
     },
     "blackjack": {
         "variant": "classic",

@@ -34,9 +34,11 @@ def new_round(
     overrides: Mapping[str, Any] | None = None,
     round_in_shoe: int = 1,
     balances: Mapping[str, int] | None = None,
+    validate: bool = True,
 ) -> RoundEngine:
     """A fresh round of ``game`` with these accepted bets. ``rules`` (already validated) wins over
     ``overrides`` (merged into the game's defaults)."""
     table_rules = rules if rules is not None else load_rules(game, dict(overrides or {}))
     cls = engine_class(game)
-    return cast(RoundEngine, cls(table_rules, bets, round_in_shoe=round_in_shoe, balances=balances))
+    engine = cls(table_rules, bets, round_in_shoe=round_in_shoe, balances=balances, validate=validate)
+    return cast(RoundEngine, engine)

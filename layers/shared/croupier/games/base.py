@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from ..errors import BetRefused
 
 # --- what a round expects next ---------------------------------------------------------------
 
@@ -164,8 +167,15 @@ class Settlement:
 
 def result(bet: Bet, outcome: str, staked: int, paid_exact: Fraction | int, **detail: Any) -> BetResult:
     """Build a :class:`BetResult`, rounding what is paid down to the minor unit."""
-    paid = int(paid_exact) if isinstance(paid_exact, int) else paid_exact.numerator // paid_exact.denominator
-    return BetResult(bet.id, outcome, paid - staked, staked, paid, Fraction(paid_exact) - staked, detail)
+    if isinstance(paid_exact, int):  # whole payouts: skip Fraction arithmetic (hot path of settlement)
+        net = int(paid_exact) - staked
+        return BetResult(bet.id, outcome, net, staked, net + staked, _whole(net), detail)
+    paid = paid_exact.numerator // paid_exact.denominator
+    return BetResult(bet.id, outcome, paid - staked, staked, paid, paid_exact - staked, detail)
+
+
+_whole = lru_cache(maxsize=4096)(Fraction)
+"""``Fraction(n)`` for an int, shared (Fractions are immutable): most nets repeat round after round."""
 
 
 # --- the engine protocol ---------------------------------------------------------------------
@@ -197,8 +207,6 @@ class RoundEngine(Protocol):
 
 def check_bet_basics(bet: Bet, limits: dict[str, Any], known_types: frozenset[str] | tuple[str, ...]) -> None:
     """Type known, amount a positive integer within the table's limits for that type."""
-    from ..errors import BetRefused
-
     if bet.type not in known_types:
         raise BetRefused(
             f"bet {bet.id}: unknown bet type {bet.type!r}; this game takes {', '.join(sorted(known_types))}",
@@ -215,8 +223,6 @@ def check_bet_basics(bet: Bet, limits: dict[str, Any], known_types: frozenset[st
 
 
 def check_unique_ids(bets: Any) -> None:
-    from ..errors import BetRefused
-
     seen: set[str] = set()
     for bet in bets:
         if bet.id in seen:

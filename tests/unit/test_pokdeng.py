@@ -1,0 +1,419 @@
+"""Pok Deng (pok-deng.md): scores, patterns, ranking, every payout rule, the round engine."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from croupier.cards import ALL_CARDS
+from croupier.errors import BetRefused, CardError, IllegalAction, IncompleteRound, UnexpectedCard
+from croupier.games import new_round
+from croupier.games.base import Action, Bet, CardFor, Settle
+from croupier.games.pokdeng import (
+    BET_TYPES,
+    HAND_NAMES,
+    PokDengHands,
+    PokDengRound,
+    hand_info,
+    hand_rank,
+    pattern,
+    points,
+    reservation,
+    settle_bet,
+    special_combination,
+)
+from croupier.rules import PokDengRules, load_rules
+from croupier.transcript import Transcript, replay
+
+PLAIN = PokDengRules()
+ALL_COMBOS = PokDengRules(special_combinations=("two-pictures", "consecutive", "pictures-and-ten"))
+
+
+def rules_with(*combos: str, **overrides: Any) -> PokDengRules:
+    rules = load_rules("pok-deng", {"special_combinations": list(combos), **overrides})
+    assert isinstance(rules, PokDengRules)
+    return rules
+
+
+def hands(player: str, banker: str, n: int = 1) -> PokDengHands:
+    """Hand ``n`` is ``player`` (``"7S 5H"``), the other player hands a dull 2-3 offsuit."""
+    dull = ("2C", "3D")
+    players = [dull] * 5
+    players[n - 1] = tuple(player.split())  # type: ignore[call-overload]
+    return PokDengHands(tuple(players), tuple(banker.split()))  # type: ignore[arg-type]
+
+
+def player_bet(amount: int = 1000, n: int = 1) -> Bet:
+    return Bet("b1", "p1", f"player-{n}", amount)
+
+
+def pair_bet(amount: int = 1000, n: int = 1) -> Bet:
+    return Bet("b2", "p1", f"player-{n}-pair", amount)
+
+
+def settle(player: str, banker: str, rules: PokDengRules = PLAIN, bet: Bet | None = None) -> tuple[str, int, int, int]:
+    res = settle_bet(rules, hands(player, banker), bet or player_bet())
+    return res.outcome, res.net, res.staked, res.paid
+
+
+# --- cards and scores ------------------------------------------------------------------------
+
+
+def test_points_are_the_sum_modulo_ten_with_ten_and_pictures_zero() -> None:
+    assert points(["8S", "7H"]) == 5
+    assert points(["TS", "KH"]) == 0
+    assert points(["AS", "9H"]) == 0
+    assert points(["AS", "8H"]) == 9
+    assert points(["QS", "7D"]) == 7
+
+
+def test_pattern_pair_flush_or_none() -> None:
+    assert pattern(PLAIN, ["7S", "7H"]) == "pair"
+    assert pattern(PLAIN, ["7S", "2S"]) == "flush"
+    assert pattern(PLAIN, ["7S", "2H"]) is None
+
+
+def test_pattern_precedence_pair_then_flush_then_combination() -> None:
+    # Two identical cards from an 8-deck shoe: a pair and a flush -> "pair".
+    assert pattern(PLAIN, ["7S", "7S"]) == "pair"
+    # J-Q suited under "two-pictures": a flush and a special combination -> "flush".
+    assert pattern(rules_with("two-pictures"), ["JS", "QS"]) == "flush"
+    assert pattern(rules_with("two-pictures"), ["JS", "QH"]) == "two-pictures"
+    assert pattern(rules_with("two-pictures"), ["JS", "JH"]) == "pair"
+    # The first configured combination that matches names the hand.
+    assert pattern(rules_with("pictures-and-ten", "two-pictures"), ["JS", "QH"]) == "pictures-and-ten"
+
+
+def test_special_combinations_default_to_none() -> None:
+    assert PLAIN.special_combinations == ()
+    assert all(special_combination(PLAIN, [a, b]) is None for a, b in [("JS", "QH"), ("4S", "5H"), ("TS", "KD")])
+
+
+@pytest.mark.parametrize(
+    ("combo", "yes", "no"),
+    [
+        ("two-pictures", [("JS", "QH"), ("KD", "KC")], [("TS", "JH"), ("9S", "KH")]),
+        ("consecutive", [("AS", "2H"), ("QS", "KH"), ("9S", "TH"), ("5D", "4C")], [("KS", "AH"), ("3S", "5H")]),
+        ("pictures-and-ten", [("TS", "JH"), ("KD", "QC"), ("TS", "TH")], [("9S", "TH"), ("AS", "KH")]),
+    ],
+)
+def test_each_candidate_special_combination(combo: str, yes: list[tuple[str, str]], no: list[tuple[str, str]]) -> None:
+    rules = rules_with(combo)
+    for cards in yes:
+        assert special_combination(rules, cards) == combo, cards
+    for cards in no:
+        assert special_combination(rules, cards) is None, cards
+
+
+def test_special_combination_ranks_between_seven_and_eight() -> None:
+    rules = rules_with("two-pictures")
+    special = hand_rank(rules, ["JS", "QH"])  # 0 points
+    assert hand_rank(rules, ["7S", "KH"]) < special < hand_rank(rules, ["8S", "KH"])
+    assert hand_rank(PLAIN, ["JS", "QH"]) == hand_rank(PLAIN, ["TS", "KH"])  # not configured: a plain 0
+
+
+def test_special_combination_with_eight_or_nine_points_ranks_by_its_points() -> None:
+    rules = rules_with("consecutive")
+    nine = hand_rank(rules, ["4S", "5H"])  # consecutive, 9 points
+    assert nine == hand_rank(rules, ["9S", "KH"])
+    assert nine > hand_rank(rules, ["8S", "KH"]) > hand_rank(rules, ["3S", "4H"])
+
+
+def test_hand_table_agrees_with_the_pure_functions_for_every_two_card_hand() -> None:
+    for rules in (PLAIN, ALL_COMBOS, rules_with("consecutive")):
+        for a, b in itertools.product(ALL_CARDS, repeat=2):
+            info = hand_info(rules, [a, b])
+            assert info.points == points([a, b])
+            assert info.pattern == pattern(rules, [a, b])
+            assert info.rank == hand_rank(rules, [a, b])
+            assert info.combination == special_combination(rules, [a, b])
+
+
+# --- Player N payouts ------------------------------------------------------------------------
+
+
+def test_player_win_pays_one_to_one_and_returns_the_reservation() -> None:
+    assert settle("7S KH", "4D AC") == ("win", 1000, 2000, 3000)
+
+
+def test_player_win_with_flush_pays_two_to_one() -> None:
+    assert settle("7S KS", "4D AC") == ("win", 2000, 2000, 4000)
+
+
+def test_player_win_with_pair_pays_two_to_one() -> None:
+    assert settle("2S 2H", "AD 2C") == ("win", 2000, 2000, 4000)  # 4 against 3
+
+
+def test_player_win_with_special_combination_pays_two_to_one() -> None:
+    rules = rules_with("two-pictures")
+    assert settle("JS QH", "7D KC", rules) == ("win", 2000, 2000, 4000)
+
+
+def test_exception_one_eight_or_nine_flush_or_pair_always_pays_two_to_one() -> None:
+    assert settle("4S 5S", "3D 3C") == ("win", 2000, 2000, 4000)  # flush 9 against Banker pair 6
+    assert settle("9S 9H", "TD KC") == ("win", 2000, 2000, 4000)  # pair 8 against Banker 0
+    assert settle("8S KS", "5D AC") == ("win", 2000, 2000, 4000)  # flush 8 against Banker 6
+
+
+def test_exception_one_does_not_cover_a_special_combination() -> None:
+    rules = rules_with("consecutive")
+    # Consecutive 9 (not a flush or a pair) against Banker 6: exception 2 applies, 1:1.
+    assert settle("4S 5H", "5D AC", rules) == ("win", 1000, 2000, 3000)
+
+
+def test_banker_wins_player_loses_one_times() -> None:
+    assert settle("4D 2C", "7S KH") == ("lose", -1000, 2000, 1000)
+
+
+def test_banker_wins_with_special_pattern_player_loses_two_times() -> None:
+    assert settle("4D 2C", "7S KS") == ("lose", -2000, 2000, 0)  # Banker flush 7
+    assert settle("4D 2C", "9S 9H") == ("lose", -2000, 2000, 0)  # Banker pair 8
+    assert settle("4D 2C", "JS QH", rules_with("two-pictures")) == ("lose", -2000, 2000, 0)
+
+
+def test_banker_zero_with_special_combination_wins_against_seven_and_takes_two_times() -> None:
+    rules = rules_with("two-pictures")
+    assert settle("7D KC", "JS QH", rules) == ("lose", -2000, 2000, 0)
+
+
+def test_equal_points_push() -> None:
+    assert settle("7S KH", "5D 2C") == ("push", 0, 2000, 2000)
+    assert settle("7S KS", "5D 2C") == ("push", 0, 2000, 2000)  # a flush does not break the tie
+
+
+def test_two_special_combinations_push_whatever_their_points() -> None:
+    rules = rules_with("consecutive")
+    assert settle("3S 4H", "AD 2C", rules) == ("push", 0, 2000, 2000)  # 7 against 3, both consecutive
+
+
+def test_special_combination_beats_seven_and_loses_to_eight() -> None:
+    rules = rules_with("two-pictures")
+    assert settle("JS QH", "7D KC", rules)[0] == "win"
+    assert settle("JS QH", "8D KC", rules) == ("lose", -1000, 2000, 1000)
+
+
+def test_exception_two_banker_zero_or_six() -> None:
+    # Flush 7 against a Banker 6 and a Banker 0: 1:1, not 2:1.
+    assert settle("7S KS", "5D AC") == ("win", 1000, 2000, 3000)
+    assert settle("7S KS", "TD KC") == ("win", 1000, 2000, 3000)
+    # The same flush 7 against a Banker 5: 2:1.
+    assert settle("7S KS", "4D AC") == ("win", 2000, 2000, 4000)
+
+
+def test_player_win_rounds_down_with_exact_net_recorded() -> None:
+    rules = rules_with(payouts={"win": "3:2"})
+    res = settle_bet(rules, hands("7S KH", "4D AC"), player_bet(1001))
+    assert (res.staked, res.paid, res.net) == (2002, 2002 + 1501, 1501)
+    assert res.exact_net == Fraction(3003, 2)
+
+
+def test_reservation_is_configurable_and_drives_staked_and_paid() -> None:
+    rules = rules_with(reservation=3)
+    assert settle("4D 2C", "7S KS", rules) == ("lose", -2000, 3000, 1000)
+    assert reservation(rules, "player-2", 1000) == 3000
+    assert reservation(rules, "player-2-pair", 1000) == 1000
+
+
+def test_player_bet_settles_against_its_own_hand() -> None:
+    h = hands("7S KH", "4D AC", n=4)  # hand 4 wins, the others (2-3, 5 points) tie the Banker's 5
+    assert settle_bet(PLAIN, h, player_bet(n=4)).outcome == "win"
+    assert settle_bet(PLAIN, h, player_bet(n=1)).outcome == "push"
+
+
+# --- Pair bets -------------------------------------------------------------------------------
+
+
+def test_pair_bet_pays_eleven_to_one_on_a_pair_and_reserves_only_its_stake() -> None:
+    assert settle("9S 9H", "4D 2C", bet=pair_bet()) == ("win", 11000, 1000, 12000)
+
+
+def test_pair_bet_wins_even_when_the_hand_loses() -> None:
+    assert settle("2S 2H", "9D KC", bet=pair_bet())[:2] == ("win", 11000)
+
+
+def test_pair_bet_loses_its_stake_without_a_pair() -> None:
+    assert settle("7S KS", "4D 2C", bet=pair_bet()) == ("lose", -1000, 1000, 0)
+
+
+def test_pair_bet_needs_same_rank_not_same_value() -> None:
+    assert settle("TS KH", "4D 2C", bet=pair_bet())[0] == "lose"
+
+
+def test_settle_bet_rejects_bad_cards() -> None:
+    bad = PokDengHands((("7S", "XX"),) * 5, ("4D", "2C"))
+    with pytest.raises(CardError, match="XX"):
+        settle_bet(PLAIN, bad, player_bet())
+
+
+# --- the round engine ------------------------------------------------------------------------
+
+CARDS = ["AS", "2S", "3S", "4S", "5S", "6S", "AH", "2H", "3H", "4H", "5H", "6H"]
+
+
+def dealt(bets: list[Bet], cards: list[str] = CARDS, rules: PokDengRules = PLAIN) -> PokDengRound:
+    rnd = PokDengRound(rules, bets)
+    for card in cards:
+        rnd.deal(card)
+    return rnd
+
+
+def test_dealing_order_hands_one_to_five_then_banker_twice() -> None:
+    rnd = PokDengRound(PLAIN, [])
+    seen = []
+    for card in CARDS:
+        expected = rnd.expected
+        assert isinstance(expected, CardFor)
+        seen.append(expected.hand)
+        rnd.deal(card)
+    assert seen == list(HAND_NAMES) * 2
+    assert isinstance(rnd.expected, Settle)
+    h = rnd.hands()
+    assert h.players[0] == ("AS", "AH") and h.players[4] == ("5S", "5H") and h.banker == ("6S", "6H")
+
+
+def test_all_five_hands_are_dealt_without_bets() -> None:
+    rnd = PokDengRound(PLAIN, [Bet("b", "p", "player-2", 1000)])
+    for card in CARDS[:11]:
+        rnd.deal(card)
+    with pytest.raises(IncompleteRound, match="banker"):
+        rnd.settle()
+    rnd.deal(CARDS[11])
+    assert len(rnd.settle().bets) == 1
+
+
+def test_incomplete_round_names_the_waiting_hand() -> None:
+    rnd = PokDengRound(PLAIN, [])
+    for card in CARDS[:8]:
+        rnd.deal(card)
+    with pytest.raises(IncompleteRound, match="hand-3"):
+        rnd.settle()
+
+
+def test_a_thirteenth_card_is_refused() -> None:
+    rnd = dealt([])
+    with pytest.raises(UnexpectedCard):
+        rnd.deal("7D")
+    assert len(rnd.log) == 12
+
+
+def test_a_bad_card_code_is_rejected_and_changes_nothing() -> None:
+    rnd = PokDengRound(PLAIN, [])
+    for bad in ("10S", "7X", "ZS", 7):
+        with pytest.raises(CardError):
+            rnd.deal(bad)  # type: ignore[arg-type]
+    assert rnd.log == [] and rnd.expected == CardFor("hand-1", face_up=False)
+
+
+def test_no_decisions_and_no_windows() -> None:
+    rnd = dealt([])
+    with pytest.raises(IllegalAction):
+        rnd.act(Action(1, "hit"))
+    with pytest.raises(IllegalAction):
+        rnd.close_window()
+
+
+def test_engine_settles_every_bet_like_settle_bet_and_the_roadmap_says_why() -> None:
+    rng = random.Random(7)
+    shoe = [c for c in ALL_CARDS for _ in range(8)]
+    for rules in (PLAIN, ALL_COMBOS):
+        for _ in range(200):
+            cards = rng.sample(shoe, 12)
+            bets = [Bet(f"b{i}", "p", t, rng.randint(1, 50) * 100) for i, t in enumerate(BET_TYPES)]
+            rnd = dealt(bets, cards, rules)
+            settlement = rnd.settle()
+            for bet, res in zip(bets, settlement.bets, strict=True):
+                assert res == settle_bet(rules, rnd.hands(), bet)
+                assert res.net == res.paid - res.staked
+            for n in range(1, 6):
+                entry = settlement.hands[f"hand-{n}"]
+                assert entry["cards"] == [cards[n - 1], cards[n + 5]]
+                assert entry["points"] == points(entry["cards"])
+                assert entry["pattern"] == pattern(rules, entry["cards"])
+                outcome = settlement.by_id()[f"b{n - 1}"].outcome
+                assert entry["result"] == outcome
+
+
+def test_roadmap_entry_per_hand() -> None:
+    cards = ["7S", "2C", "9S", "JD", "4H", "5D", "KS", "3H", "9H", "QC", "AH", "AC"]
+    rnd = dealt([], cards, rules_with("two-pictures"))
+    road = rnd.settle().hands
+    assert road["hand-1"] == {"cards": ["7S", "KS"], "points": 7, "pattern": "flush", "combination": None,
+                              "result": "win"}
+    assert road["hand-2"]["result"] == "lose" and road["hand-2"]["points"] == 5
+    assert road["hand-3"]["pattern"] == "pair" and road["hand-3"]["points"] == 8
+    assert road["hand-4"]["pattern"] == "two-pictures" and road["hand-4"]["result"] == "win"
+    assert road["hand-5"]["result"] == "lose"
+    assert road["banker"] == {"cards": ["5D", "AC"], "points": 6, "pattern": None, "combination": None}
+
+
+def test_view_hides_cards_until_the_deal_is_complete() -> None:
+    rnd = PokDengRound(PLAIN, [])
+    for card in CARDS[:7]:
+        rnd.deal(card)
+    assert rnd.view()["hand-1"] == {"cards": ["??", "??"]}
+    assert rnd.view(reveal_hidden=True)["hand-1"]["cards"] == ["AS", "AH"]
+    for card in CARDS[7:]:
+        rnd.deal(card)
+    assert rnd.view()["banker"]["cards"] == ["6S", "6H"] and rnd.view()["complete"] is True
+
+
+# --- bet validation --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bet", "reason"),
+    [
+        (Bet("b", "p", "player-6", 1000), "unknown-bet-type"),
+        (Bet("b", "p", "banker", 1000), "unknown-bet-type"),
+        (Bet("b", "p", "player-1", 0), "bad-amount"),
+        (Bet("b", "p", "player-1", True), "bad-amount"),
+        (Bet("b", "p", "player-1", 99), "table-limit"),
+        (Bet("b", "p", "player-1", 500_001), "table-limit"),
+        (Bet("b", "p", "player-1-pair", 50_001), "table-limit"),
+        (Bet("b", "p", "player-1", 1000, seat=1), "bad-bet"),
+        (Bet("b", "p", "player-1", 1000, mode="commission"), "bad-bet"),
+    ],
+)
+def test_invalid_bets_are_refused(bet: Bet, reason: str) -> None:
+    with pytest.raises(BetRefused) as err:
+        PokDengRound(PLAIN, [bet])
+    assert err.value.reason == reason
+
+
+def test_duplicate_bet_ids_are_refused() -> None:
+    with pytest.raises(BetRefused) as err:
+        PokDengRound(PLAIN, [Bet("b", "p", "player-1", 1000), Bet("b", "q", "player-2", 1000)])
+    assert err.value.reason == "duplicate-bet-id"
+
+
+def test_limits_come_from_the_rules() -> None:
+    rules = rules_with(limits={"player-1": {"min": 5, "max": 10}})
+    PokDengRound(rules, [Bet("b", "p", "player-1", 5)])
+    with pytest.raises(BetRefused):
+        PokDengRound(rules, [Bet("b", "p", "player-1", 11)])
+
+
+# --- registry and replay ---------------------------------------------------------------------
+
+
+def test_registry_builds_a_pok_deng_round() -> None:
+    rnd = new_round("pok-deng", [Bet("b", "p", "player-1", 1000)])
+    assert isinstance(rnd, PokDengRound) and rnd.game == "pok-deng"
+
+
+def test_replay_of_a_pok_deng_transcript() -> None:
+    transcript = Transcript.parse({
+        "game": "pok-deng",
+        "bets": [
+            {"id": "lose2x", "player": "p1", "type": "player-1", "amount": 1000},
+            {"id": "win", "player": "p1", "type": "player-2", "amount": 1000},
+            {"id": "pair", "player": "p2", "type": "player-2-pair", "amount": 100},
+        ],
+        # hand 1: 2C 3D = 5; hand 2: 9S 9H = pair 8; Banker 7S KS = flush 7.
+        "cards": ["2C", "9S", "AD", "AC", "AH", "7S", "3D", "9H", "2D", "2H", "3C", "KS"],
+    })
+    result = {b.id: (b.outcome, b.net) for b in replay(transcript).bets}
+    assert result == {"lose2x": ("lose", -2000), "win": ("win", 2000), "pair": ("win", 1100)}
