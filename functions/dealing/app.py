@@ -1,0 +1,39 @@
+"""Dealing: card-reader and dealer-console events from the table bus, via a FIFO queue (in order).
+
+A malformed event is refused and logged (it would never succeed on a retry); a failure of the
+store is reported back so that the queue redelivers the event and the ones after it, in order.
+"""
+
+import json
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from croupier.app import service
+from croupier.app.events import parse_event
+from croupier.errors import CroupierError
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+processor = SqsFifoPartialProcessor()
+
+
+def handle(record: SQSRecord) -> dict[str, Any]:
+    try:
+        _, detail_type, detail = parse_event(json.loads(record.body))
+        outcome = service.table_event(detail_type, detail.model_dump())
+    except (CroupierError, ValueError) as exc:
+        logger.warning("table event refused", extra={"refusal": str(exc), "message_id": record.message_id})
+        return {"applied": "refused", "why": str(exc)}
+    logger.info("table event", extra=outcome)
+    return outcome
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)

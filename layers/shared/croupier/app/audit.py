@@ -1,0 +1,170 @@
+"""The audit of a whole store: money is never lost, doubled or stolen.
+
+Checks, over every wallet and every round of the two tables:
+1. every wallet's balance equals the sum of its ledger, and its ledger is an unbroken chain
+   (each entry's balance before is the previous entry's balance after);
+2. every bet of every finished round was settled or refunded exactly once (one status, one
+   money movement marker, the credit equal to the recorded payout);
+3. wallets plus the house result equal deposits minus withdrawals;
+4. every settled round's transcript replays (pure engine) to the same nets.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..transcript import Transcript, replay
+from . import store
+from .engine import bet_from_item, rebuild
+
+
+@dataclass
+class AuditReport:
+    wallets: int = 0
+    ledger_entries: int = 0
+    rounds: int = 0
+    bets: int = 0
+    deposits: int = 0
+    withdrawals: int = 0
+    balances: int = 0
+    house: int = 0
+    in_play: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        head = (f"{self.wallets} wallets, {self.ledger_entries} ledger entries, {self.rounds} rounds, "
+                f"{self.bets} bets; deposits {self.deposits}, withdrawals {self.withdrawals}, wallets {self.balances}, "
+                f"house {self.house:+d}, stakes in play {self.in_play}")
+        if self.ok:
+            return f"{head}\naudit: OK"
+        return head + "\n" + "\n".join(f"  - {p}" for p in self.problems) + f"\naudit: FAILED ({len(self.problems)})"
+
+
+def _scan(table: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"ConsistentRead": True}
+    while True:
+        page = table.scan(**kwargs)
+        items.extend(store.plain(i) for i in page.get("Items", []))
+        if "LastEvaluatedKey" not in page:
+            return items
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def run_audit() -> AuditReport:
+    report = AuditReport()
+    wallet_items = _scan(store.wallet_table())
+    game_items = _scan(store.game_table())
+    ledgers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    markers: dict[str, dict[str, Any]] = {}
+    wallets: dict[str, dict[str, Any]] = {}
+    for item in wallet_items:
+        player = item["pk"].split("#", 1)[1]
+        if item["sk"] == "BALANCE":
+            wallets[player] = item
+        elif item["sk"].startswith("LEDGER#"):
+            ledgers[player].append(item)
+        elif item["sk"].startswith("OP#"):
+            markers[f"{player}|{item['sk'][3:]}"] = item
+    report.wallets = len(wallets)
+    credits_by_bet: dict[str, list[int]] = defaultdict(list)
+    debits_by_bet: dict[str, int] = defaultdict(int)
+    for player, entries in ledgers.items():
+        entries.sort(key=lambda e: e["sk"])
+        report.ledger_entries += len(entries)
+        running = 0
+        for entry in entries:
+            if int(entry["balance_before"]) != running:
+                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} starts at "
+                                       f"{entry['balance_before']}, the previous entry ended at {running}")
+            running = int(entry["balance_before"]) + int(entry["amount"])
+            if running != int(entry["balance_after"]):
+                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} does not add up")
+            if f"{player}|{entry['op']}" not in markers:
+                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} has no operation marker")
+            kind, amount = entry["kind"], int(entry["amount"])
+            if kind == "deposit":
+                report.deposits += amount
+            elif kind == "withdrawal":
+                report.withdrawals -= amount
+            elif entry.get("bet_id"):
+                if amount <= 0 and kind not in ("settle", "refund"):
+                    debits_by_bet[entry["bet_id"]] += -amount
+                else:
+                    credits_by_bet[entry["bet_id"]].append(amount)
+        balance = int(wallets.get(player, {}).get("balance", 0))
+        if balance != running:
+            report.problems.append(f"wallet {player}: balance {balance} but its ledger sums to {running}")
+    for player, wallet in wallets.items():
+        if player not in ledgers and int(wallet.get("balance", 0)) != 0:
+            report.problems.append(f"wallet {player}: balance {wallet['balance']} without any ledger entry")
+        report.balances += int(wallet.get("balance", 0))
+    rounds = {i["round_id"]: i for i in game_items if i["pk"].startswith("ROUND#") and i["sk"] == "META"}
+    bets = [i for i in game_items if i["sk"].startswith("BET#")]
+    report.rounds, report.bets = len(rounds), len(bets)
+    by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for bet in bets:
+        by_round[bet["round_id"]].append(bet)
+        bet_id, taken = bet["bet_id"], int(bet["taken"])
+        if debits_by_bet[bet_id] != taken:
+            report.problems.append(f"bet {bet_id}: {taken} recorded as taken but the ledger debited "
+                                   f"{debits_by_bet[bet_id]}")
+        credits = credits_by_bet.get(bet_id, [])
+        rnd = rounds.get(bet["round_id"])
+        finished = rnd is not None and rnd["status"] in ("settled", "voided")
+        if bet["status"] == "open":
+            report.in_play += taken
+            if finished and rnd is not None:
+                report.problems.append(f"bet {bet_id}: round {bet['round_id']} is {rnd['status']} but the bet is open")
+            if credits:
+                report.problems.append(f"bet {bet_id}: open but credited {credits}")
+            continue
+        if len(credits) != 1:
+            report.problems.append(f"bet {bet_id}: {bet['status']} with {len(credits)} credits (must be exactly one)")
+            continue
+        paid = int((bet.get("result") or {}).get("paid", -1))
+        if credits[0] != paid:
+            report.problems.append(f"bet {bet_id}: credited {credits[0]} but the recorded payout is {paid}")
+        report.house += taken - credits[0]
+    if report.balances + report.house + report.in_play != report.deposits - report.withdrawals:
+        report.problems.append(
+            f"wallets {report.balances} + house {report.house} + stakes in play {report.in_play} = "
+            f"{report.balances + report.house + report.in_play}, but deposits minus withdrawals = "
+            f"{report.deposits - report.withdrawals}")
+    for round_id, rnd in rounds.items():
+        if rnd["status"] != "settled":
+            continue
+        problem = _replay_problem(rnd, by_round.get(round_id, []))
+        if problem:
+            report.problems.append(f"round {round_id}: {problem}")
+    return report
+
+
+def transcript_of(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> Transcript:
+    """The public transcript (replay.md) of a stored round: its bets, cards and actions, as the
+    engine logged them (pre-selections and timeouts included)."""
+    bets = None if rnd.get("engine_bets") else [
+        bet_from_item(b) for b in sorted(bet_items, key=lambda b: b["bet_id"]) if b["status"] == "settled"]
+    engine = rebuild(rnd, bets)
+    return Transcript.of(engine, rules=rnd.get("rules") or {}, balances=rnd.get("balances") or None)
+
+
+def _replay_problem(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> str | None:
+    try:
+        settlement = replay(transcript_of(rnd, bet_items))
+    except Exception as exc:
+        return f"its transcript does not replay: {exc}"
+    nets = {r.id: r.net for r in settlement.bets}
+    for bet in bet_items:
+        if bet["status"] != "settled":
+            continue
+        recorded = (bet.get("result") or {}).get("net")
+        if bet["bet_id"] in nets and nets[bet["bet_id"]] != recorded:
+            return f"bet {bet['bet_id']} was settled at {recorded} but replays to {nets[bet['bet_id']]}"
+    return None

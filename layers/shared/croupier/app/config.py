@@ -1,0 +1,39 @@
+"""Environment of every function, parsed once by a pydantic model (names as in ``template.yaml``)."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stage: str = "dev"
+    game_table: str = Field(min_length=3)
+    wallet_table: str = Field(min_length=3)
+    idempotency_table: str = Field(min_length=3)
+    round_state_machine_arn: str = Field(min_length=10)
+    bet_shards: int = Field(default=16, ge=1, le=256)
+    jwt_secret: str | None = None
+    """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        env = os.environ
+        return cls(
+            stage=env.get("STAGE", "dev"),
+            game_table=env.get("GAME_TABLE", ""),
+            wallet_table=env.get("WALLET_TABLE", ""),
+            idempotency_table=env.get("IDEMPOTENCY_TABLE", ""),
+            round_state_machine_arn=env.get("ROUND_STATE_MACHINE_ARN", ""),
+            bet_shards=int(env.get("BET_SHARDS", "16")),
+            jwt_secret=env.get("LOCAL_JWT_SECRET") or None,
+        )
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,99 @@
+"""Who is calling: the caller's id and role, from the token the authorizer checked.
+
+On AWS the Cognito user pool authorizer checks the JWT and passes its claims in
+``requestContext.authorizer.claims``; locally the embedded server checks the same kind of token
+(signed with a local key, :func:`verify_local_token`) and passes its claims the same way. Roles
+are the user pool groups: ``player``, ``operator``, ``dealer`` (the dealer console) and
+``supervisor``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Forbidden, Unauthorized
+
+ROLES = ("player", "operator", "dealer", "supervisor")
+ACCOUNT_KINDS = ("real", "trial", "fun")
+
+
+@dataclass(frozen=True)
+class Identity:
+    subject: str
+    role: str
+    account_kind: str = "real"
+
+    def require(self, *roles: str) -> Identity:
+        if self.role not in roles:
+            raise Forbidden(f"this needs the role {' or '.join(roles)}; you are {self.role}", reason="wrong-role")
+        return self
+
+    def require_self(self, player: str) -> Identity:
+        """A player acts and reads only for themselves (operators and supervisors read anyone)."""
+        if self.role == "player" and self.subject != player:
+            raise Forbidden("players act and read only for themselves", reason="not-yourself")
+        if self.role not in ("player", "operator", "supervisor"):
+            raise Forbidden(f"role {self.role} cannot do this for a player", reason="wrong-role")
+        return self
+
+
+def from_claims(claims: dict[str, Any] | None) -> Identity:
+    if not claims or not claims.get("sub"):
+        raise Unauthorized("a valid bearer token is required", reason="no-token")
+    groups = claims.get("cognito:groups") or claims.get("role") or ""
+    if isinstance(groups, str):
+        groups = [g.strip() for g in groups.replace(",", " ").split() if g.strip()]
+    role = next((g for g in ("operator", "supervisor", "dealer", "player") if g in groups), None)
+    if role is None:
+        raise Forbidden("the token carries no known role", reason="no-role")
+    kind = claims.get("custom:account_kind") or claims.get("account_kind") or "real"
+    if kind not in ACCOUNT_KINDS:
+        kind = "fun"
+    return Identity(str(claims["sub"]), role, kind)
+
+
+def from_event(event: dict[str, Any]) -> Identity:
+    authorizer = (event.get("requestContext") or {}).get("authorizer") or {}
+    return from_claims(authorizer.get("claims"))
+
+
+# --- local tokens (HS256), the same claims as the Cognito ones --------------------------------
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def issue_local_token(secret: str, subject: str, role: str, account_kind: str = "real", ttl: int = 86400) -> str:
+    header = {"alg": "HS256", "typ": "JWT"}
+    claims = {"sub": subject, "cognito:groups": [role], "custom:account_kind": account_kind,
+              "exp": int(time.time()) + ttl, "iss": "croupier-local"}
+    signing = f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}"
+    signature = hmac.new(secret.encode(), signing.encode(), hashlib.sha256).digest()
+    return f"{signing}.{_b64(signature)}"
+
+
+def verify_local_token(secret: str, token: str) -> dict[str, Any]:
+    try:
+        head, body, sig = token.split(".")
+        expected = hmac.new(secret.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest()
+        if not hmac.compare_digest(expected, _unb64(sig)):
+            raise Unauthorized("the token's signature is not valid", reason="bad-token")
+        if json.loads(_unb64(head)).get("alg") != "HS256":
+            raise Unauthorized("unsupported token algorithm", reason="bad-token")
+        claims: dict[str, Any] = json.loads(_unb64(body))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Unauthorized("the token is not a well-formed JWT", reason="bad-token") from exc
+    if int(claims.get("exp", 0)) < time.time():
+        raise Unauthorized("the token has expired", reason="expired-token")
+    return claims

@@ -1,0 +1,59 @@
+"""Request bodies of the HTTP API, validated at the boundary (pydantic; unknown fields refused)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+MAX_AMOUNT = 10**12
+Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateTable(_In):
+    game: Literal["deluxe-blackjack", "blackjack", "baccarat", "pok-deng"]
+    reader_id: StrictStr = Id
+    table_id: StrictStr | None = Field(default=None, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
+    name: StrictStr | None = Field(default=None, max_length=80)
+    rules: dict[str, Any] = Field(default_factory=dict, description="overrides of the game's default table rules")
+
+
+class ConfigureTable(_In):
+    rules: dict[str, Any] | None = None
+    reader_id: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+
+
+class BetIn(_In):
+    type: StrictStr = Field(min_length=1, max_length=32)
+    amount: StrictInt = Field(gt=0, le=MAX_AMOUNT, description="minor units")
+    seat: StrictInt | None = Field(default=None, ge=1, le=7)
+    mode: Literal["commission", "no-commission"] | None = None
+
+
+class PlaceBets(_In):
+    bets: list[BetIn] = Field(min_length=1, max_length=20)
+
+
+class Decision(_In):
+    seat: StrictInt = Field(ge=1, le=7)
+    action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "follow-double", "follow-split"]
+    behind: bool = Field(default=False, description="the answer is for your bet behind this seat")
+    hand: Literal[0, 1] | None = None
+    preselect: bool = Field(default=False, description="store it for the start of your turn")
+
+
+class Money(_In):
+    amount: StrictInt = Field(gt=0, le=MAX_AMOUNT, description="minor units")
+    reference: StrictStr | None = Field(default=None, max_length=128)
+
+
+class Control(_In):
+    reason: StrictStr = Field(default="supervisor decision", min_length=1, max_length=200)
+
+
+class NewShoe(_In):
+    shoe_id: StrictStr | None = Field(default=None, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")

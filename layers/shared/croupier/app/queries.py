@@ -1,0 +1,122 @@
+"""Read models for the API, and the operator's wallet movements."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from . import store
+from .engine import rebuild
+from .errors import AppError, Funds, NotFound
+from .identity import Identity
+
+FINISHED = ("settled", "voided")
+
+
+def table_view(item: dict[str, Any]) -> dict[str, Any]:
+    shoe = item.get("shoe") or None
+    return {
+        "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
+        "reader_id": item.get("reader_id"), "seats": item.get("seats") or {},
+        "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
+                                                                   "last_round", "cards_drawn", "burn_remaining")},
+        "round_id": item.get("round_id"), "round_status": item.get("round_status"),
+        "rounds_played": int(item.get("rounds_played", 0)),
+    }
+
+
+def round_summary(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item.get(k) for k in ("round_id", "table_id", "game", "round_in_shoe", "status", "paused",
+                                      "pause_reason", "void_reason", "last_round", "created_at", "closes_at",
+                                      "house_result")}
+
+
+def round_view(round_id: str, who: Identity) -> dict[str, Any]:
+    item = store.get(store.game_table(), store.round_key(round_id))
+    if item is None:
+        raise NotFound(f"no round {round_id!r}", reason="no-round")
+    out = round_summary(item)
+    finished = item["status"] in FINISHED or item["status"] == "settling"
+    staff = who.role in ("supervisor", "operator")
+    if item["status"] not in ("betting", "closing"):
+        engine = rebuild(item)
+        out["hands"] = engine.view(reveal_hidden=finished or staff)
+        expected = engine.expected
+        out["expected"] = {"kind": expected.kind, **{k: v for k, v in vars_of(expected).items() if k != "legal"}}
+        if hasattr(expected, "legal"):
+            out["expected"]["legal"] = sorted(expected.legal)
+    if item.get("settlement") and finished:
+        out["result"] = item["settlement"].get("hands")
+    out["bets"] = player_bets(item, who.subject) if who.role == "player" else []
+    return out
+
+
+def player_bets(item: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    """The caller's own bets in this round, with their results once settled."""
+    summary = store.get(store.game_table(), {"pk": f"ROUND#{item['round_id']}#PLAYER#{player}", "sk": "BETS"})
+    out = []
+    for bet in (summary or {}).get("bets", []):
+        stored = store.get(store.game_table(), store.bet_key(item["round_id"], int(bet["shard"]), bet["bet_id"]))
+        if stored:
+            out.append({k: stored.get(k) for k in ("bet_id", "type", "seat", "mode", "amount", "taken", "status",
+                                                    "result") if stored.get(k) is not None})
+    return out
+
+
+def vars_of(obj: Any) -> dict[str, Any]:
+    out = {}
+    for name in getattr(obj, "__slots__", ()):
+        value = getattr(obj, name)
+        out[name] = list(value) if isinstance(value, tuple | frozenset) else value
+    return out
+
+
+def _encode(key: dict[str, Any] | None) -> str | None:
+    return base64.urlsafe_b64encode(json.dumps(store.plain(key)).encode()).decode() if key else None
+
+
+def _decode(cursor: str | None) -> dict[str, Any] | None:
+    if not cursor:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except ValueError as exc:
+        raise AppError("cursor is not one this API gave out", reason="bad-cursor") from exc
+    if not isinstance(data, dict):
+        raise AppError("cursor is not one this API gave out", reason="bad-cursor")
+    return data
+
+
+def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    """Per bet: table, game, round, time, amounts, outcome, payout; the round's cards and hands come
+    from ``GET /rounds/{id}``; balances before and after from the wallet's ledger."""
+    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
+                              "ExpressionAttributeValues": {":p": f"PLAYER#{player}"}, "ScanIndexForward": False,
+                              "Limit": limit}
+    start = _decode(cursor)
+    if start:
+        kwargs["ExclusiveStartKey"] = start
+    page = store.game_table().query(**kwargs)
+    items = [store.plain(i) for i in page.get("Items", [])]
+    fields = ("bet_id", "round_id", "table_id", "game", "type", "seat", "mode", "amount", "taken", "status",
+              "placed_at", "result")
+    return {"bets": [{k: i.get(k) for k in fields if i.get(k) is not None} for i in items],
+            "cursor": _encode(page.get("LastEvaluatedKey"))}
+
+
+def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
+    item = store.get(store.wallet_table(), store.wallet_key(player))
+    ledger = list(store.wallet_table().query(
+        KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False, Limit=entries,
+        ExpressionAttributeValues={":p": f"WALLET#{player}", ":l": "LEDGER#"}).get("Items", []))
+    return {"player": player, "balance": int(item["balance"]) if item else 0,
+            "ledger": [{k: v for k, v in store.plain(e).items() if k not in ("pk", "sk")} for e in ledger]}
+
+
+def move(player: str, amount: int, kind: str, key: str, reference: str | None) -> dict[str, Any]:
+    try:
+        entries = store.move_money(player, [(f"{kind}:{key}", amount, {"reference": reference or ""})], kind=kind)
+    except store.InsufficientFunds as exc:
+        raise Funds(f"cannot withdraw {exc.needed}: the balance is {exc.balance}") from exc
+    return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"])}

@@ -1,0 +1,99 @@
+"""Clients of the local stack, as real ones would talk to it: players, operator, dealer console
+and supervisor over HTTP with bearer tokens; the card reader and dealer console as bus events."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any
+
+from ..app.identity import issue_local_token
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        error = body.get("error") or {}
+        super().__init__(f"{status} {error.get('reason', '')}: {error.get('message', body)}")
+        self.status, self.reason, self.body = status, error.get("reason"), body
+
+
+class Client:
+    def __init__(self, api_url: str, secret: str, subject: str, role: str, account_kind: str = "real") -> None:
+        self.api_url = api_url
+        self.subject, self.role = subject, role
+        self.token = issue_local_token(secret, subject, role, account_kind)
+        self.calls = 0
+
+    def call(self, method: str, path: str, body: Any = None, *, key: str | None = None,
+             idempotent: bool = False) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        if idempotent or key:
+            headers["Idempotency-Key"] = key or uuid.uuid4().hex
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.api_url + path, data=data, method=method, headers=headers)
+        self.calls += 1
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                text = response.read().decode()
+        except urllib.error.HTTPError as exc:
+            text = exc.read().decode()
+            try:
+                payload = json.loads(text)
+            except ValueError:
+                payload = {"error": {"reason": "http", "message": text}}
+            raise ApiError(exc.code, payload) from None
+        return json.loads(text) if text else None
+
+    def get(self, path: str) -> Any:
+        return self.call("GET", path)
+
+    def post(self, path: str, body: Any = None, **kw: Any) -> Any:
+        return self.call("POST", path, body if body is not None else {}, **kw)
+
+
+class TableDevices:
+    """The table's card reader and dealer console, putting events on the table bus."""
+
+    def __init__(self, bus: str, table_id: str, reader_id: str) -> None:
+        import boto3
+
+        self.events = boto3.client("events")
+        self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
+        self.sent = 0
+
+    def send(self, source: str, detail_type: str, detail: dict[str, Any]) -> None:
+        entry = {"Source": source, "DetailType": detail_type, "EventBusName": self.bus,
+                 "Detail": json.dumps({"table_id": self.table_id, **detail})}
+        response = self.events.put_events(Entries=[entry])
+        if response.get("FailedEntryCount"):
+            raise RuntimeError(f"event not accepted: {response}")
+        self.sent += 1
+
+    def scan(self, card: str, scan_id: str | None = None) -> str:
+        scan_id = scan_id or uuid.uuid4().hex[:16]
+        self.send("croupier.card-reader", "card-scanned",
+                  {"reader_id": self.reader_id, "scan_id": scan_id, "card": card})
+        return scan_id
+
+    def cut_card(self) -> None:
+        self.send("croupier.card-reader", "cut-card", {"reader_id": self.reader_id, "scan_id": uuid.uuid4().hex[:16]})
+
+    def shuffled(self, shoe_id: str) -> None:
+        self.send("croupier.dealer-console", "shoe-shuffled", {"shoe_id": shoe_id})
+
+    def burn_done(self) -> None:
+        self.send("croupier.dealer-console", "burn-done", {})
+
+
+def wait_until(check: Any, timeout: float = 60.0, interval: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError("the local stack did not reach the expected state in time")
+        time.sleep(interval)

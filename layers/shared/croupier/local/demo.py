@@ -1,0 +1,241 @@
+"""``make demo``: start the local stack and play rounds of all four games against it, as real
+clients would: players, operator, dealer console and supervisor over HTTP; the card reader as bus
+events from freshly shuffled shoes. Prints each round, the wallets, and an audit as the last line.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..cards import ALL_CARDS, BURN_VALUE
+from .client import ApiError, Client, TableDevices, wait_until
+from .stack import LocalStack, project_root
+
+FAST = {"countdown": 3, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
+START_BALANCE = 100_000
+
+
+class DealerShoe:
+    """A real shuffled 8-deck shoe with a cut card, as the dealer handles it: the reader reports the
+    cut card when the dealer reaches it. ``prepare`` moves chosen cards to the top (a prepared shoe,
+    said so in the output) so that a showcase round is sure to happen."""
+
+    def __init__(self, seed: int, cut_at: int) -> None:
+        self.cards = [c for c in ALL_CARDS for _ in range(8)]
+        random.Random(seed).shuffle(self.cards)
+        self.position, self.cut_at, self.cut_reported = 0, cut_at, False
+
+    def prepare(self, wanted: list[str]) -> None:
+        rest = self.cards[self.position:]
+        for card in wanted:
+            rest.remove(card)
+        self.cards[self.position:] = wanted + rest
+
+    def draw(self, devices: TableDevices) -> str:
+        if self.position >= self.cut_at and not self.cut_reported:
+            devices.cut_card()
+            self.cut_reported = True
+        card = self.cards[self.position]
+        self.position += 1
+        return card
+
+
+class Demo:
+    def __init__(self, stack: LocalStack, seed: int = 7, out: Callable[[str], None] = print) -> None:
+        self.stack, self.out, self.rng = stack, out, random.Random(seed)
+        secret, url = stack.jwt_secret, stack.api_url
+        self.operator = Client(url, secret, "operator-1", "operator")
+        self.dealer = Client(url, secret, "console-1", "dealer")
+        self.supervisor = Client(url, secret, "supervisor-1", "supervisor")
+        self.players = {p: Client(url, secret, p, "player") for p in ("ana", "ben", "chloe", "dev", "eli", "fay")}
+        self.seed = seed
+        self.summary: list[str] = []
+
+    # --- set-up --------------------------------------------------------------------------------
+    def fund(self) -> None:
+        for name in self.players:
+            self.operator.post(f"/wallets/{name}/deposits", {"amount": START_BALANCE, "reference": "demo"},
+                               idempotent=True)
+
+    def open_table(self, table_id: str, game: str, seed: int, cut_at: int, *, scan_burn: bool = True,
+                   rules: dict[str, Any] | None = None) -> tuple[TableDevices, DealerShoe]:
+        reader = f"reader-{table_id}"
+        self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader,
+                                       "rules": {"timers": FAST, **(rules or {})}})
+        devices = TableDevices(self.stack.outputs["event_bus"], table_id, reader)
+        return devices, self.shuffle(devices, seed, cut_at, scan_burn=scan_burn)
+
+    def shuffle(self, devices: TableDevices, seed: int, cut_at: int, *, scan_burn: bool) -> DealerShoe:
+        shoe = DealerShoe(seed, cut_at)
+        devices.shuffled(f"shoe-{seed}")
+        first = shoe.draw(devices)
+        devices.scan(first)
+        burned = BURN_VALUE[first[0]]
+        if scan_burn:
+            for _ in range(burned):
+                devices.scan(shoe.draw(devices))
+        else:
+            shoe.position += burned
+            devices.burn_done()
+        self.out(f"  new shoe shoe-{seed}: first card {first} burns {burned} "
+                 f"({'scanned face down' if scan_burn else 'confirmed by the dealer console'})")
+        return shoe
+
+    # --- one round -----------------------------------------------------------------------------
+    def round(self, table_id: str, devices: TableDevices, shoe: DealerShoe,
+              bets: dict[str, list[dict[str, Any]]], *, per_round_burn: bool = False,
+              decide: Callable[[dict[str, Any]], tuple[str, dict[str, Any]] | None] | None = None,
+              windows: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]] | None = None,
+              during: Callable[[str, dict[str, Any], int], None] | None = None, label: str = "") -> dict[str, Any]:
+        started = self.dealer.post(f"/tables/{table_id}/rounds")
+        round_id = started["round_id"]
+        if per_round_burn:
+            devices.scan(shoe.draw(devices))  # Pok Deng: one card burned face down each round
+        for player, wanted in bets.items():
+            self.players[player].post(f"/tables/{table_id}/bets", {"bets": wanted}, idempotent=True)
+        answered: set[str] = set()
+        step = 0
+        while True:
+            view = self.supervisor.get(f"/rounds/{round_id}")
+            status = view["status"]
+            if status in ("settled", "voided"):
+                break
+            if status in ("betting", "closing", "settling", "voiding") or view.get("paused"):
+                if during and view.get("paused"):
+                    during(round_id, view, step)
+                time.sleep(0.05)
+                continue
+            step += 1
+            if during:
+                during(round_id, view, step)
+            expected = view["expected"]
+            kind = expected["kind"]
+            if kind == "card":
+                devices.scan(shoe.draw(devices))
+            elif kind == "decision" and decide is not None:
+                choice = decide(view)
+                if choice is None:  # the player stays silent: the decision timer runs out
+                    wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.1)
+                else:
+                    player, body = choice
+                    self._decide(player, round_id, body)
+            elif kind in ("insurance", "follow"):
+                key = f"{kind}:{expected.get('seat')}:{expected.get('hand')}"
+                if key not in answered and windows is not None:
+                    answered.add(key)
+                    for player, body in windows(view):
+                        self._decide(player, round_id, body)
+                wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.1)
+            else:
+                time.sleep(0.05)
+        final = self.supervisor.get(f"/rounds/{round_id}")
+        self.report(final, bets, label)
+        return final
+
+    def _moved(self, round_id: str, before: dict[str, Any]) -> bool:
+        now = self.supervisor.get(f"/rounds/{round_id}")
+        return now.get("expected") != before.get("expected") or now["status"] != before["status"] or bool(
+            now.get("paused"))
+
+    def _decide(self, player: str, round_id: str, body: dict[str, Any]) -> None:
+        try:
+            self.players[player].post(f"/rounds/{round_id}/decisions", body, idempotent=True)
+            behind = f" (behind seat {body['seat']})" if body.get("behind") else ""
+            self.out(f"    {player}: {body['action']}{behind}")
+        except ApiError as exc:
+            self.out(f"    {player}: {body['action']} refused: {exc}")
+
+    def report(self, final: dict[str, Any], bets: dict[str, list[dict[str, Any]]], label: str) -> None:
+        rid = final["round_id"]
+        status = final["status"]
+        head = f"  round {final['round_in_shoe']} of the shoe ({rid}): {status}"
+        if final.get("void_reason"):
+            head += f" ({final['void_reason']})"
+        self.out(head + (f" — {label}" if label else ""))
+        if final.get("result"):
+            self.out("    " + describe_hands(final["game"], final["result"]))
+        for player in bets:
+            mine = self.players[player].get(f"/rounds/{rid}")["bets"]
+            for bet in mine:
+                res = bet.get("result") or {}
+                where = f" seat {bet['seat']}" if bet.get("seat") else ""
+                mode = f" ({bet['mode']})" if bet.get("mode") else ""
+                self.out(f"    {player:6} {bet['type']}{where}{mode} {bet['amount']}: "
+                         f"{res.get('outcome', bet['status'])} net {res.get('net', 0):+d}")
+        self.summary.append(f"{final['game']} {rid}: {status}")
+
+    # --- the games -----------------------------------------------------------------------------
+    def play_baccarat(self) -> None:
+        self.out("\nBaccarat (table bac-1): commission and no-commission Banker bets, side bets")
+        devices, shoe = self.open_table("bac-1", "baccarat", self.seed + 1, cut_at=30)
+        for n in range(4):
+            bets = {"ana": [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}],
+                    "ben": [{"type": "player", "amount": 500}, {"type": "player-pair", "amount": 100},
+                            {"type": "small", "amount": 200}],
+                    "chloe": [{"type": "banker", "amount": 1001, "mode": "no-commission"},
+                              {"type": "lucky-6", "amount": 100}, {"type": "big", "amount": 300}]}
+            final = self.round("bac-1", devices, shoe, bets, label="last round of the shoe" if n == 3 else "")
+            if final.get("last_round"):
+                self.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
+                shoe = self.shuffle(devices, self.seed + 11, cut_at=200, scan_burn=False)
+
+    def play_pok_deng(self) -> None:
+        self.out("\nPok Deng (table pd-1): five hands against the Banker; a Player bet reserves twice its stake")
+        devices, shoe = self.open_table("pd-1", "pok-deng", self.seed + 2, cut_at=300)
+        for _ in range(3):
+            bets = {"dev": [{"type": "player-1", "amount": 1000}, {"type": "player-3", "amount": 500}],
+                    "eli": [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}],
+                    "fay": [{"type": "player-5", "amount": 2000}]}
+            self.round("pd-1", devices, shoe, bets, per_round_burn=True)
+
+
+def describe_hands(game: str, hands: dict[str, Any]) -> str:
+    if game == "baccarat":
+        p, b = hands["player"], hands["banker"]
+        return (f"Player {' '.join(p['cards'])} ({p['points']}), Banker {' '.join(b['cards'])} ({b['points']}): "
+                f"{hands['winner']}")
+    if game == "pok-deng":
+        parts = []
+        for name, hand in hands.items():
+            if isinstance(hand, dict) and "cards" in hand:
+                parts.append(f"{name} {' '.join(hand['cards'])}")
+        return "; ".join(parts)
+    parts = []
+    for name, hand in hands.items():
+        if isinstance(hand, dict) and "cards" in hand:
+            parts.append(f"{name} {' '.join(hand['cards'])}" + (f" ({hand.get('score')})" if "score" in hand else ""))
+    return "; ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    root = project_root()
+    started = time.monotonic()
+    print("Croupier local stack: moto (DynamoDB, SQS, EventBridge, Step Functions, Lambda), resources from "
+          "template.yaml")
+    with LocalStack(root) as stack:
+        print(f"  API {stack.api_url}  AWS endpoint {stack.endpoint}  ({len(stack.routes)} routes, "
+              f"{len(stack.handlers)} functions)")
+        demo = Demo(stack)
+        demo.fund()
+        demo.play_baccarat()
+        demo.play_pok_deng()
+        if hasattr(demo, "play_blackjack"):
+            demo.play_blackjack()
+        print("\nWallets")
+        for name, client in demo.players.items():
+            wallet = client.get(f"/wallets/{name}")
+            print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
+        print(f"\nLambda invocations: {sum(stack.invocations.values())}; wall time {time.monotonic() - started:.1f} s")
+        from ..app.audit import run_audit
+
+        report = run_audit()
+        print(report.summary())
+        return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,403 @@
+"""The embedded local stack: moto in server mode, the resources created from ``template.yaml``,
+the functions run in-process, and the HTTP API on a local port.
+
+- moto's AWS services run as a threaded server on a loopback port; every boto3 client of the
+  process (the functions included) talks to it through ``AWS_ENDPOINT_URL``.
+- Tables, queues, the event bus with its rule and FIFO target, the Lambda functions (their
+  handlers and environment), the SQS event source and the round state machine (its ASL file with
+  ``DefinitionSubstitutions``) are all read from ``template.yaml``: nothing is duplicated here.
+- moto cannot run Lambda code without Docker: its Lambda invocation is patched to call the
+  function's own ``lambda_handler`` in this process, so the Step Functions interpreter and the
+  SQS event source run the real handlers.
+- moto's API Gateway does not execute proxy integrations: :class:`LocalApi` serves the template's
+  API routes itself, turning each request into the API Gateway proxy event the handler expects,
+  after checking the bearer token the way the Cognito authorizer would (local signing key).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import re
+import socket
+import threading
+import time
+import uuid
+import zipfile
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from . import template as tpl
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+Handler = Callable[[dict[str, Any], Any], Any]
+
+
+def project_root() -> Path:
+    """The folder holding ``template.yaml``: the working directory, or above this package."""
+    for candidate in (Path.cwd(), *Path(__file__).resolve().parents):
+        if (candidate / "template.yaml").is_file():
+            return candidate
+    raise FileNotFoundError("template.yaml not found: run from the project's folder")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class LambdaContext:
+    """What a handler reads from the Lambda context (Powertools included)."""
+
+    function_name: str
+    memory_limit_in_mb: int = 512
+    timeout_ms: int = 30_000
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.function_name}"
+
+    @property
+    def function_version(self) -> str:
+        return "$LATEST"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int(self.timeout_ms - (time.monotonic() - self.started) * 1000))
+
+
+@dataclass
+class Route:
+    method: str
+    template: str
+    pattern: re.Pattern[str]
+    function: str
+    public: bool
+
+
+class LocalStack:
+    """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
+
+    def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
+                 jwt_secret: str = "croupier-local-signing-key") -> None:
+        self.root = root
+        self.stage = stage
+        self.api_port = api_port or free_port()
+        self.moto_port = moto_port or free_port()
+        self.jwt_secret = jwt_secret
+        self.invocations: Counter[str] = Counter()
+        self.handlers: dict[str, Handler] = {}
+        self.function_names: dict[str, str] = {}  # logical id -> physical name
+        self.routes: list[Route] = []
+        self._servers: list[Any] = []
+        self.outputs: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.moto_port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
+    def start(self) -> LocalStack:
+        import logging
+
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+
+        os.environ.update({
+            "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "local",
+            "AWS_SECRET_ACCESS_KEY": "local", "AWS_ENDPOINT_URL": self.endpoint, "MOTO_PORT": str(self.moto_port),
+            "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true",
+            "POWERTOOLS_LOG_LEVEL": os.environ.get("CROUPIER_LOG_LEVEL", "ERROR"),
+            "POWERTOOLS_DEV": "false", "LOCAL_JWT_SECRET": self.jwt_secret,
+        })
+        import warnings
+
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
+        self._patch_lambda()
+        self._serialize_dynamodb()
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
+        server.start()
+        self._servers.append(server)
+        self._configure_moto()
+        self._create_resources()
+        self._start_api()
+        return self
+
+    def stop(self) -> None:
+        for server in reversed(self._servers):
+            with contextlib.suppress(Exception):  # stopping is best effort
+                server.stop() if hasattr(server, "stop") else server.shutdown()
+        self._servers.clear()
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @staticmethod
+    def _serialize_dynamodb() -> None:
+        """moto's DynamoDB is not thread-safe (a transaction deep-copies the tables while another
+        request writes them); DynamoDB itself is. Serialize moto's DynamoDB requests."""
+        from moto.dynamodb.responses import DynamoHandler
+
+        if getattr(DynamoHandler, "_croupier_locked", False):
+            return
+        lock = threading.RLock()
+        original = DynamoHandler.call_action
+
+        def call_action(self: Any) -> Any:
+            with lock:
+                return original(self)
+
+        DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+        DynamoHandler._croupier_locked = True  # type: ignore[attr-defined]
+
+    def _configure_moto(self) -> None:
+        import urllib.request
+
+        body = json.dumps({"stepfunctions": {"execute_state_machine": True}}).encode()
+        request = urllib.request.Request(f"{self.endpoint}/moto-api/config", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+
+    # --- Lambda ------------------------------------------------------------------------------
+    def _patch_lambda(self) -> None:
+        from moto.awslambda.models import LambdaFunction
+
+        stack = self
+
+        def invoke(function: Any, event: Any = None) -> tuple[str, bool, str]:
+            payload = json.loads(event) if isinstance(event, str | bytes) else (event or {})
+            try:
+                result = stack.invoke(function.function_name, payload)
+            except Exception as exc:
+                return json.dumps({"errorType": type(exc).__name__, "errorMessage": str(exc)}), True, ""
+            return json.dumps(result), False, ""
+
+        LambdaFunction._invoke_lambda = invoke  # type: ignore[method-assign,assignment]
+
+    def invoke(self, function_name: str, event: dict[str, Any]) -> Any:
+        handler = self.handlers[function_name]
+        with self._lock:
+            self.invocations[function_name] += 1
+        return handler(event, LambdaContext(function_name))
+
+    def _load_handler(self, logical_id: str, code_uri: str, handler: str) -> Handler:
+        module_name, func = handler.rsplit(".", 1)
+        path = self.root / code_uri / f"{module_name}.py"
+        spec = importlib.util.spec_from_file_location(f"croupier_fn_{logical_id}", path)
+        if spec is None or spec.loader is None:
+            raise RuntimeError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        loaded: Handler = getattr(module, func)
+        return loaded
+
+    # --- resources from template.yaml --------------------------------------------------------
+    def _create_resources(self) -> None:
+        import boto3
+
+        template = tpl.load(self.root / "template.yaml")
+        res = tpl.Resolver(template, {"Stage": self.stage}, REGION, ACCOUNT)
+        resources: dict[str, Any] = template["Resources"]
+        ddb, sqs = boto3.client("dynamodb"), boto3.client("sqs")
+        events, lam = boto3.client("events"), boto3.client("lambda")
+        sfn, iam = boto3.client("stepfunctions"), boto3.client("iam")
+        role = iam.create_role(RoleName="croupier-local", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+        by_type: dict[str, list[str]] = {}
+        for logical, spec in resources.items():
+            by_type.setdefault(spec["Type"], []).append(logical)
+        res.refs.update({name: f"local-{name}" for name in by_type.get("AWS::Serverless::LayerVersion", [])})
+        res.refs.update({name: "local" for name in by_type.get("AWS::Serverless::Api", [])})
+        for logical in by_type.get("AWS::DynamoDB::Table", []):
+            props = res.resolve(resources[logical]["Properties"])
+            args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
+            if props.get("GlobalSecondaryIndexes"):
+                args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+            ddb.create_table(**args)
+            if props.get("TimeToLiveSpecification"):
+                ddb.update_time_to_live(TableName=props["TableName"],
+                                        TimeToLiveSpecification=props["TimeToLiveSpecification"])
+            res.refs[logical] = props["TableName"]
+            res.attrs[(logical, "Arn")] = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{props['TableName']}"
+        queues = by_type.get("AWS::SQS::Queue", [])
+        for logical in sorted(queues, key=lambda q: "RedrivePolicy" in resources[q]["Properties"]):
+            props = res.resolve(resources[logical]["Properties"])
+            attrs = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in props.items()
+                     if k in ("FifoQueue", "ContentBasedDeduplication", "VisibilityTimeout", "MessageRetentionPeriod")}
+            if "RedrivePolicy" in props:
+                attrs["RedrivePolicy"] = json.dumps(props["RedrivePolicy"])
+            url = sqs.create_queue(QueueName=props["QueueName"], Attributes=attrs)["QueueUrl"]
+            res.refs[logical] = url
+            res.attrs[(logical, "Arn")] = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{props['QueueName']}"
+            res.attrs[(logical, "QueueName")] = props["QueueName"]
+        for logical in by_type.get("AWS::Events::EventBus", []):
+            props = res.resolve(resources[logical]["Properties"])
+            arn = events.create_event_bus(Name=props["Name"])["EventBusArn"]
+            res.refs[logical], res.attrs[(logical, "Arn")] = props["Name"], arn
+            self.outputs["event_bus"] = props["Name"]
+        for logical in by_type.get("AWS::Events::Rule", []):
+            props = res.resolve(resources[logical]["Properties"])
+            arn = events.put_rule(Name=props["Name"], EventBusName=props["EventBusName"],
+                                  EventPattern=json.dumps(props["EventPattern"]))["RuleArn"]
+            events.put_targets(Rule=props["Name"], EventBusName=props["EventBusName"], Targets=props["Targets"])
+            res.refs[logical], res.attrs[(logical, "Arn")] = props["Name"], arn
+        functions = by_type.get("AWS::Serverless::Function", [])
+        glob = template.get("Globals", {}).get("Function", {})
+        for logical in functions:
+            name = res.resolve(resources[logical]["Properties"]["FunctionName"])
+            res.refs[logical] = name
+            res.attrs[(logical, "Arn")] = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+        env: dict[str, str] = {}
+        env.update({k: str(v) for k, v in res.resolve(glob.get("Environment", {}).get("Variables", {})).items()})
+        zipped = io.BytesIO()
+        with zipfile.ZipFile(zipped, "w") as archive:
+            archive.writestr("app.py", "def lambda_handler(event, context):\n    return event\n")
+        for logical in by_type.get("AWS::Serverless::StateMachine", []):
+            props = resources[logical]["Properties"]
+            name = res.resolve(props["Name"])
+            res.refs[logical] = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{name}"
+        os.environ.update(env)
+        os.environ["POWERTOOLS_LOG_LEVEL"] = os.environ.get("CROUPIER_LOG_LEVEL", "ERROR")
+        for logical in functions:
+            props = res.resolve(resources[logical]["Properties"])
+            fn_env = {**env, **{k: str(v) for k, v in props.get("Environment", {}).get("Variables", {}).items()}}
+            lam.create_function(FunctionName=props["FunctionName"], Runtime=glob.get("Runtime", "python3.12"),
+                                Role=role, Handler=props["Handler"], Code={"ZipFile": zipped.getvalue()},
+                                Timeout=int(props.get("Timeout", glob.get("Timeout", 30))),
+                                Environment={"Variables": fn_env})
+            self.handlers[props["FunctionName"]] = self._load_handler(logical, props["CodeUri"], props["Handler"])
+            self.function_names[logical] = props["FunctionName"]
+            for event in props.get("Events", {}).values():
+                if event["Type"] == "SQS":
+                    lam.create_event_source_mapping(EventSourceArn=event["Properties"]["Queue"],
+                                                    FunctionName=props["FunctionName"],
+                                                    BatchSize=int(event["Properties"].get("BatchSize", 10)))
+                elif event["Type"] == "Api":
+                    self._add_route(event["Properties"], props["FunctionName"])
+        for logical in by_type.get("AWS::Serverless::StateMachine", []):
+            props = res.resolve(resources[logical]["Properties"])
+            definition = (self.root / props["DefinitionUri"]).read_text(encoding="utf-8")
+            for key, value in props.get("DefinitionSubstitutions", {}).items():
+                definition = definition.replace("${" + key + "}", str(value))
+            arn = sfn.create_state_machine(name=props["Name"], definition=definition, roleArn=role,
+                                           type=props.get("Type", "STANDARD"))["stateMachineArn"]
+            self.outputs["state_machine"] = arn
+        self.outputs.update(game_table=os.environ.get("GAME_TABLE"), wallet_table=os.environ.get("WALLET_TABLE"))
+
+    # --- the HTTP API ------------------------------------------------------------------------
+    def _add_route(self, props: dict[str, Any], function: str) -> None:
+        path = props["Path"]
+        regex = "^" + re.sub(r"\{([a-z_]+)\}", r"(?P<\1>[^/]+)", path) + "$"
+        public = props.get("Auth", {}).get("Authorizer") == "NONE"
+        self.routes.append(Route(props["Method"].upper(), path, re.compile(regex), function, public))
+
+    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            found = route.pattern.match(path)
+            if found and route.method == method:
+                return route, found.groupdict()
+        return None
+
+    def _start_api(self) -> None:
+        server = ThreadingHTTPServer(("127.0.0.1", self.api_port), _api_handler(self))
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, name="croupier-local-api", daemon=True)
+        thread.start()
+        self._servers.append(server)
+
+    def proxy_event(self, route: Route, params: dict[str, str], method: str, url: str,
+                    headers: dict[str, str], body: str | None, claims: dict[str, Any] | None) -> dict[str, Any]:
+        parts = urlsplit(url)
+        query = parse_qs(parts.query)
+        return {
+            "resource": route.template, "path": parts.path, "httpMethod": method,
+            "headers": headers, "multiValueHeaders": {k: [v] for k, v in headers.items()},
+            "queryStringParameters": {k: v[-1] for k, v in query.items()} or None,
+            "multiValueQueryStringParameters": query or None,
+            "pathParameters": params or None, "stageVariables": None,
+            "requestContext": {"resourcePath": route.template, "httpMethod": method, "stage": self.stage,
+                               "path": f"/{self.stage}{parts.path}", "requestId": str(uuid.uuid4()),
+                               "accountId": ACCOUNT, "apiId": "local",
+                               "identity": {"sourceIp": "127.0.0.1"},
+                               "authorizer": {"claims": claims} if claims else None},
+            "body": body, "isBase64Encoded": False,
+        }
+
+
+def _api_handler(stack: LocalStack) -> type[BaseHTTPRequestHandler]:
+    from ..app.errors import AppError
+    from ..app.identity import verify_local_token
+
+    class ApiHandler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _answer(self, status: int, body: str | bytes, headers: dict[str, str] | None = None) -> None:
+            data = body.encode() if isinstance(body, str) else body
+            self.send_response(status)
+            for key, value in (headers or {"Content-Type": "application/json"}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _handle(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length).decode("utf-8", errors="replace") if length else None
+            path = urlsplit(self.path).path
+            found = stack.match(self.command, path)
+            if found is None:
+                self._answer(404 if not any(r.pattern.match(path) for r in stack.routes) else 405,
+                             json.dumps({"message": "Missing Authentication Token"}))
+                return
+            route, params = found
+            claims = None
+            if not route.public:
+                auth = self.headers.get("Authorization", "")
+                if not auth.startswith("Bearer "):
+                    self._answer(401, json.dumps({"message": "Unauthorized"}))
+                    return
+                try:
+                    claims = verify_local_token(stack.jwt_secret, auth[7:].strip())
+                except AppError:
+                    self._answer(401, json.dumps({"message": "Unauthorized"}))
+                    return
+            headers = {k: v for k, v in self.headers.items()}
+            event = stack.proxy_event(route, params, self.command, self.path, headers, body, claims)
+            try:
+                result = stack.invoke(route.function, event)
+            except Exception as exc:
+                self._answer(502, json.dumps({"message": "Internal server error", "detail": type(exc).__name__}))
+                return
+            out_headers = dict(result.get("headers") or {})
+            for key, values in (result.get("multiValueHeaders") or {}).items():
+                out_headers[key] = values[-1]
+            out_headers.setdefault("Content-Type", "application/json")
+            self._answer(int(result.get("statusCode", 200)), result.get("body") or "", out_headers)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+    return ApiHandler
