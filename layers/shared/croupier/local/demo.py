@@ -9,6 +9,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..cards import ALL_CARDS, BURN_VALUE
@@ -95,8 +96,9 @@ class Demo:
         round_id = started["round_id"]
         if per_round_burn:
             devices.scan(shoe.draw(devices))  # Pok Deng: one card burned face down each round
-        for player, wanted in bets.items():
-            self.players[player].post(f"/tables/{table_id}/bets", {"bets": wanted}, idempotent=True)
+        with ThreadPoolExecutor(max_workers=max(1, len(bets))) as pool:  # players bet at the same time
+            list(pool.map(lambda item: self.players[item[0]].post(
+                f"/tables/{table_id}/bets", {"bets": item[1]}, idempotent=True), bets.items()))
         answered: set[str] = set()
         step = 0
         while True:
@@ -107,7 +109,7 @@ class Demo:
             if status in ("betting", "closing", "settling", "voiding") or view.get("paused"):
                 if during and view.get("paused"):
                     during(round_id, view, step)
-                time.sleep(0.05)
+                time.sleep(0.1)
                 continue
             step += 1
             if during:
@@ -172,13 +174,13 @@ class Demo:
     def play_baccarat(self) -> None:
         self.out("\nBaccarat (table bac-1): commission and no-commission Banker bets, side bets")
         devices, shoe = self.open_table("bac-1", "baccarat", self.seed + 1, cut_at=30)
-        for n in range(4):
+        for _ in range(4):
             bets = {"ana": [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}],
                     "ben": [{"type": "player", "amount": 500}, {"type": "player-pair", "amount": 100},
                             {"type": "small", "amount": 200}],
                     "chloe": [{"type": "banker", "amount": 1001, "mode": "no-commission"},
                               {"type": "lucky-6", "amount": 100}, {"type": "big", "amount": 300}]}
-            final = self.round("bac-1", devices, shoe, bets, label="last round of the shoe" if n == 3 else "")
+            final = self.round("bac-1", devices, shoe, bets)
             if final.get("last_round"):
                 self.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
                 shoe = self.shuffle(devices, self.seed + 11, cut_at=200, scan_burn=False)
@@ -191,6 +193,112 @@ class Demo:
                     "eli": [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}],
                     "fay": [{"type": "player-5", "amount": 2000}]}
             self.round("pd-1", devices, shoe, bets, per_round_burn=True)
+
+
+class BlackjackScenes:
+    """The blackjack part of the demo: Deluxe with bet behind, insurance, a split with follow, a
+    double with follow, a timeout played automatically, a paused and resumed round and a voided one;
+    the classic table with its own rules and a cut card that ends the shoe."""
+
+    def __init__(self, demo: Demo) -> None:
+        self.demo = demo
+
+    def deluxe(self) -> None:
+        d = self.demo
+        d.out("\nDeluxe Blackjack (table dlx-1): two seated players, bets behind, a pair bet")
+        devices, shoe = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False)
+        d.players["ana"].call("PUT", "/tables/dlx-1/seats/1")
+        d.players["ben"].call("PUT", "/tables/dlx-1/seats/2")
+        owners = {1: "ana", 2: "ben"}
+        bets = {"ana": [{"type": "seat", "seat": 1, "amount": 1000}],
+                "ben": [{"type": "seat", "seat": 2, "amount": 1000}],
+                "chloe": [{"type": "behind", "seat": 1, "amount": 500}, {"type": "pair", "seat": 2, "amount": 100}]}
+        shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
+
+        def windows(view: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+            kind = view["expected"]["kind"]
+            if kind == "insurance":
+                return [("ana", {"seat": 1, "action": "insurance"}),
+                        ("chloe", {"seat": 1, "action": "insurance", "behind": True})]
+            what = view["expected"].get("what")
+            return [("chloe", {"seat": 1, "action": f"follow-{what}", "behind": True})]
+
+        d.round("dlx-1", devices, shoe, bets, windows=windows,
+                decide=blackjack_round_plan(owners, {1: ["split", "double", "stand"], 2: [None]}),
+                label="prepared shoe order: insurance, split and double followed behind, a timeout")
+        paused: dict[str, bool] = {}
+
+        def pause_then_resume(round_id: str, view: dict[str, Any], step: int) -> None:
+            if step >= 3 and not paused:
+                paused["done"] = True
+                d.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "camera feed lost"})
+                d.out("    supervisor: pause (camera feed lost)")
+                time.sleep(1.0)
+                d.supervisor.post(f"/rounds/{round_id}/resume", {})
+                d.out("    supervisor: resume")
+
+        d.round("dlx-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [],
+                during=pause_then_resume, label="paused and resumed")
+        voided: dict[str, bool] = {}
+
+        def void_it(round_id: str, view: dict[str, Any], step: int) -> None:
+            if step >= 4 and not voided:
+                voided["done"] = True
+                d.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
+                d.out("    supervisor: void (misdeal): every stake is refunded")
+
+        d.round("dlx-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [],
+                during=void_it, label="voided")
+
+    def classic(self) -> None:
+        d = self.demo
+        d.out("\nBlackjack, the classic table (bj-1): no hole card; the cut card ends the shoe")
+        devices, shoe = d.open_table("bj-1", "blackjack", d.seed + 4, cut_at=30)
+        d.players["dev"].call("PUT", "/tables/bj-1/seats/3")
+        d.players["fay"].call("PUT", "/tables/bj-1/seats/5")
+        owners = {3: "dev", 5: "fay"}
+        bets = {"dev": [{"type": "seat", "seat": 3, "amount": 2000}, {"type": "pair", "seat": 3, "amount": 100}],
+                "fay": [{"type": "seat", "seat": 5, "amount": 1500}],
+                "eli": [{"type": "behind", "seat": 3, "amount": 1000}]}
+        for _ in range(3):
+            final = d.round("bj-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [])
+            if final.get("last_round"):
+                d.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
+                shoe = d.shuffle(devices, d.seed + 14, cut_at=300, scan_burn=True)
+
+
+def simple_strategy(hand: dict[str, Any], legal: list[str]) -> str:
+    """What the demo's players do on their own: split aces and eights, double 10 and 11, hit below 17."""
+    cards, score = hand["cards"], hand["score"]
+    if "split" in legal and len(cards) == 2 and cards[0][0] == cards[1][0] and cards[0][0] in "A8":
+        return "split"
+    if "double" in legal and score in (10, 11) and not hand.get("soft"):
+        return "double"
+    return "hit" if score < 17 and "hit" in legal else "stand"
+
+
+def _seat_hand(view: dict[str, Any]) -> tuple[int, dict[str, Any], list[str]]:
+    expected = view["expected"]
+    seat = view["hands"]["seats"][str(expected["seat"])]
+    return int(expected["seat"]), seat["hands"][int(expected["hand"])], list(expected["legal"])
+
+
+def blackjack_round_plan(owners: dict[int, str], planned: dict[int, list[str | None]] | None = None,
+                         ) -> Callable[[dict[str, Any]], tuple[str, dict[str, Any]] | None]:
+    """The seated players' decisions: planned ones first (None: stay silent), then their own."""
+    queue = {seat: list(actions) for seat, actions in (planned or {}).items()}
+
+    def decide(view: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        seat, hand, legal = _seat_hand(view)
+        if queue.get(seat):
+            action = queue[seat].pop(0)
+            if action is None:
+                return None
+        else:
+            action = simple_strategy(hand, legal)
+        return owners[seat], {"seat": seat, "action": action}
+
+    return decide
 
 
 def describe_hands(game: str, hands: dict[str, Any]) -> str:
@@ -207,7 +315,9 @@ def describe_hands(game: str, hands: dict[str, Any]) -> str:
     parts = []
     for name, hand in hands.items():
         if isinstance(hand, dict) and "cards" in hand:
-            parts.append(f"{name} {' '.join(hand['cards'])}" + (f" ({hand.get('score')})" if "score" in hand else ""))
+            extra = " BJ" if hand.get("bj") else " bust" if hand.get("bust") else ""
+            extra += " doubled" if hand.get("doubled") else ""
+            parts.append(f"{name} {' '.join(hand['cards'])} ({hand.get('score')}{extra})")
     return "; ".join(parts)
 
 
@@ -223,8 +333,9 @@ def main(argv: list[str] | None = None) -> int:
         demo.fund()
         demo.play_baccarat()
         demo.play_pok_deng()
-        if hasattr(demo, "play_blackjack"):
-            demo.play_blackjack()
+        scenes = BlackjackScenes(demo)
+        scenes.deluxe()
+        scenes.classic()
         print("\nWallets")
         for name, client in demo.players.items():
             wallet = client.get(f"/wallets/{name}")

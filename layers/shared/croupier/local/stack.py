@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from . import motopatch
 from . import template as tpl
 
 REGION = "us-east-1"
@@ -133,7 +134,7 @@ class LocalStack:
 
         warnings.filterwarnings("ignore", message="No application metrics to publish")
         self._patch_lambda()
-        self._serialize_dynamodb()
+        motopatch.apply()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         server.start()
         self._servers.append(server)
@@ -153,24 +154,6 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    @staticmethod
-    def _serialize_dynamodb() -> None:
-        """moto's DynamoDB is not thread-safe (a transaction deep-copies the tables while another
-        request writes them); DynamoDB itself is. Serialize moto's DynamoDB requests."""
-        from moto.dynamodb.responses import DynamoHandler
-
-        if getattr(DynamoHandler, "_croupier_locked", False):
-            return
-        lock = threading.RLock()
-        original = DynamoHandler.call_action
-
-        def call_action(self: Any) -> Any:
-            with lock:
-                return original(self)
-
-        DynamoHandler.call_action = call_action  # type: ignore[method-assign]
-        DynamoHandler._croupier_locked = True  # type: ignore[attr-defined]
 
     def _configure_moto(self) -> None:
         import urllib.request

@@ -1,0 +1,77 @@
+"""Two patches that make moto's DynamoDB fit for a running application (local stack only).
+
+1. moto's DynamoDB is not thread-safe (a transaction copies a table while another request writes
+   it); DynamoDB itself is. Its requests are serialized.
+2. Before a transaction moto deep-copies every table the transaction touches, once per item, to
+   roll back on failure: a 10-item transaction on a 1,000-item table copies 10,000 items. The
+   snapshot here copies only the partitions the transaction writes (the rest is shared, untouched),
+   which is just as correct a rollback and keeps a round's cost flat as the tables grow.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import defaultdict
+from typing import Any
+
+_state = threading.local()
+_applied: dict[str, bool] = {}
+
+
+def apply() -> None:
+    if _applied.get("done"):
+        return
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType
+    from moto.dynamodb.models.table import Table
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.RLock()
+    call_action = DynamoHandler.call_action
+
+    def serialized(self: Any) -> Any:
+        with lock:
+            return call_action(self)
+
+    transact = DynamoDBBackend.transact_write_items
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        touched: dict[str, set[Any]] = defaultdict(set)
+        for entry in transact_items:
+            op = next(iter(entry.values()))
+            table = self.tables.get(op.get("TableName"))
+            if table is None:
+                continue
+            source = op.get("Key") or op.get("Item") or {}
+            if table.hash_key_attr in source:
+                touched[table.name].add(DynamoType(source[table.hash_key_attr]))
+        _state.touched = touched
+        try:
+            return transact(self, transact_items)
+        finally:
+            _state.touched = None
+
+    def table_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+        touched = getattr(_state, "touched", None)
+        if touched is None:  # any other copy (backups ...): a real deep copy
+            new = type(self).__new__(type(self))
+            memo[id(self)] = new
+            for key, value in self.__dict__.items():
+                new.__dict__[key] = copy.deepcopy(value, memo)
+            return new
+        hashes = touched.get(self.name, set())
+        new = copy.copy(self)
+        items: Any = defaultdict(dict)
+        for hash_value, partition in self.items.items():
+            if hash_value in hashes:
+                items[hash_value] = copy.deepcopy(partition)
+            else:
+                items[hash_value] = dict(partition) if self.has_range_key else partition
+        new.items = items
+        return new
+
+    DynamoHandler.call_action = serialized  # type: ignore[method-assign]
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
+    _applied["done"] = True
