@@ -46,27 +46,31 @@ class DealerShoe:
 
 
 class Demo:
-    def __init__(self, stack: LocalStack, seed: int = 7, out: Callable[[str], None] = print) -> None:
+    def __init__(self, stack: LocalStack, seed: int = 7, out: Callable[[str], None] = print,
+                 timers: dict[str, int] | None = None, prefix: str = "") -> None:
         self.stack, self.out, self.rng = stack, out, random.Random(seed)
+        self.timers = timers or FAST
         secret, url = stack.jwt_secret, stack.api_url
         self.operator = Client(url, secret, "operator-1", "operator")
         self.dealer = Client(url, secret, "console-1", "dealer")
         self.supervisor = Client(url, secret, "supervisor-1", "supervisor")
-        self.players = {p: Client(url, secret, p, "player") for p in ("ana", "ben", "chloe", "dev", "eli", "fay")}
+        self.players = {p: Client(url, secret, prefix + p, "player")
+                        for p in ("ana", "ben", "chloe", "dev", "eli", "fay")}
+        self.prefix = prefix
         self.seed = seed
         self.summary: list[str] = []
 
     # --- set-up --------------------------------------------------------------------------------
     def fund(self) -> None:
         for name in self.players:
-            self.operator.post(f"/wallets/{name}/deposits", {"amount": START_BALANCE, "reference": "demo"},
+            self.operator.post(f"/wallets/{self.prefix}{name}/deposits", {"amount": START_BALANCE, "reference": "demo"},
                                idempotent=True)
 
     def open_table(self, table_id: str, game: str, seed: int, cut_at: int, *, scan_burn: bool = True,
                    rules: dict[str, Any] | None = None) -> tuple[TableDevices, DealerShoe]:
         reader = f"reader-{table_id}"
         self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader,
-                                       "rules": {"timers": FAST, **(rules or {})}})
+                                       "rules": {"timers": self.timers, **(rules or {})}})
         devices = TableDevices(self.stack.outputs["event_bus"], table_id, reader)
         return devices, self.shuffle(devices, seed, cut_at, scan_burn=scan_burn)
 
@@ -126,7 +130,7 @@ class Demo:
                     player, body = choice
                     self._decide(player, round_id, body)
             elif kind in ("insurance", "follow"):
-                key = f"{kind}:{expected.get('seat')}:{expected.get('hand')}"
+                key = f"{kind}:{expected.get('seat')}:{expected.get('hand')}:{expected.get('what')}"
                 if key not in answered and windows is not None:
                     answered.add(key)
                     for player, body in windows(view):
@@ -338,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         scenes.classic()
         print("\nWallets")
         for name, client in demo.players.items():
-            wallet = client.get(f"/wallets/{name}")
+            wallet = client.get(f"/wallets/{client.subject}")
             print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
         print(f"\nLambda invocations: {sum(stack.invocations.values())}; wall time {time.monotonic() - started:.1f} s")
         from ..app.audit import run_audit

@@ -106,6 +106,7 @@ class LocalStack:
         self._servers: list[Any] = []
         self.outputs: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._gates: dict[str, threading.Lock] = {}
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -180,10 +181,15 @@ class LocalStack:
         LambdaFunction._invoke_lambda = invoke  # type: ignore[method-assign,assignment]
 
     def invoke(self, function_name: str, event: dict[str, Any]) -> Any:
+        """Run one invocation. Like a Lambda execution environment, a function's module handles one
+        event at a time (its resolver keeps the current event on the module): concurrent
+        invocations of the same function wait their turn; different functions run in parallel."""
         handler = self.handlers[function_name]
         with self._lock:
             self.invocations[function_name] += 1
-        return handler(event, LambdaContext(function_name))
+            gate = self._gates.setdefault(function_name, threading.Lock())
+        with gate:
+            return handler(event, LambdaContext(function_name))
 
     def _load_handler(self, logical_id: str, code_uri: str, handler: str) -> Handler:
         module_name, func = handler.rsplit(".", 1)

@@ -1,0 +1,148 @@
+"""The fault path and the shoe through the local stack: pause, resume, void with refunds, the
+burn, the cut card and the last round, duplicate and unexpected card events."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from croupier.local.client import ApiError, wait_until
+from croupier.local.demo import blackjack_round_plan
+
+from .conftest import START, TIMERS, Harness
+
+pytestmark = pytest.mark.integration
+
+
+def _start(h: Harness, table: str, bets: dict[str, list[dict[str, Any]]]) -> str:
+    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    for player, wanted in bets.items():
+        h.players[player].post(f"/tables/{table}/bets", {"bets": wanted}, idempotent=True)
+    wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "playing", timeout=30)
+    return round_id
+
+
+def _view(h: Harness, round_id: str) -> dict[str, Any]:
+    view: dict[str, Any] = h.supervisor.get(f"/rounds/{round_id}")
+    return view
+
+
+def test_pause_resume_keeps_the_round_and_its_cards(h: Harness) -> None:
+    table = h.table("pause")
+    devices, shoe = h.open_table(table, "baccarat", 11, cut_at=300)
+    shoe.prepare(["2S", "3H", "4D", "3C", "5H", "9C"])
+    round_id = _start(h, table, {"ana": [{"type": "player", "amount": 1000}]})
+    devices.scan(shoe.draw(devices))
+    h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
+    assert _view(h, round_id)["paused"] is True
+    devices.scan(shoe.draw(devices))  # refused while paused: changes nothing
+    assert len(_view(h, round_id)["hands"]["banker"]["cards"]) == 0
+    with pytest.raises(ApiError) as wrong_role:
+        h.dealer.post(f"/rounds/{round_id}/resume", {})
+    assert wrong_role.value.status == 403
+    h.supervisor.post(f"/rounds/{round_id}/resume", {})
+    shoe.position -= 1  # the dealer scans the refused card again
+    while _view(h, round_id)["status"] == "playing":
+        devices.scan(shoe.draw(devices))
+    final = wait_until(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=30)
+    assert final["result"]["player"]["cards"][:2] == ["2S", "4D"]
+    h.audit_ok()
+
+
+def test_void_refunds_every_stake_exactly_once_including_doubles(h: Harness) -> None:
+    table = h.table("void")
+    devices, shoe = h.open_table(table, "deluxe-blackjack", 12, cut_at=300, scan_burn=False,
+                                 rules={"timers": {**TIMERS, "decision": 60}})
+    h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
+    shoe.prepare(["6S", "9H", "5D", "TC"])  # seat 11 against a 9
+    round_id = _start(h, table, {"ana": [{"type": "seat", "seat": 1, "amount": 1000}],
+                                 "ben": [{"type": "behind", "seat": 1, "amount": 400},
+                                         {"type": "pair", "seat": 1, "amount": 100}]})
+    for _ in range(4):
+        devices.scan(shoe.draw(devices))
+    wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
+    h.players["ana"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, idempotent=True)
+    assert h.balance("ana") == START - 2000
+    h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
+    final = wait_until(lambda: (v := _view(h, round_id))["status"] == "voided" and v, timeout=30)
+    assert final["void_reason"] == "misdeal"
+    assert h.balance("ana") == START and h.balance("ben") == START
+    with pytest.raises(ApiError):
+        h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "again"})
+    assert h.balance("ana") == START
+    h.audit_ok()
+
+
+def test_decision_timer_runs_out_and_the_hand_is_played_automatically(h: Harness) -> None:
+    table = h.table("timer")
+    devices, shoe = h.open_table(table, "blackjack", 13, cut_at=300)
+    h.players["dev"].call("PUT", f"/tables/{table}/seats/4")
+    shoe.prepare(["2S", "9H", "4D", "5C", "KH", "7S"])  # seat 6 hits: 11 (still <= 11) hits again: 21
+    final = h.round(table, devices, shoe, {"dev": [{"type": "seat", "seat": 4, "amount": 1000}]},
+                    decide=blackjack_round_plan({4: "dev"}, {4: [None]}), windows=lambda v: [])
+    assert final["result"]["seat-4"]["cards"] == ["2S", "4D", "5C", "KH"]
+    assert final["status"] == "settled"
+
+
+def test_duplicate_scan_is_ignored_and_an_unexpected_card_pauses_the_round(h: Harness) -> None:
+    table = h.table("dup")
+    devices, shoe = h.open_table(table, "baccarat", 14, cut_at=300)
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    round_id = _start(h, table, {"ana": [{"type": "banker", "amount": 500}]})
+    scan = devices.scan("9S")
+    devices.scan("9S", scan_id=scan)  # the same scan delivered twice
+    assert _view(h, round_id)["hands"]["player"]["cards"] == ["9S"]
+    for card in ("8H", "KD", "KC"):
+        devices.scan(card)
+    wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
+    h.audit_ok()
+    # a card when the table's round is over and none is expected: refused, nothing changes
+    before = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
+    devices.scan("5S")
+    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == before
+
+
+def test_a_card_nobody_expects_during_decisions_pauses_the_round(h: Harness) -> None:
+    table = h.table("surprise")
+    devices, shoe = h.open_table(table, "blackjack", 15, cut_at=300)
+    h.players["dev"].call("PUT", f"/tables/{table}/seats/1")
+    shoe.prepare(["TS", "7H", "9D"])
+    round_id = _start(h, table, {"dev": [{"type": "seat", "seat": 1, "amount": 1000}]})
+    for _ in range(3):
+        devices.scan(shoe.draw(devices))
+    wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
+    devices.scan("2C")  # the dealer drew before the player decided
+    view = _view(h, round_id)
+    assert view["paused"] is True and "card refused" in view["pause_reason"]
+    assert view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "9D"]
+    h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "procedure error"})
+    wait_until(lambda: _view(h, round_id)["status"] == "voided", timeout=30)
+    assert h.balance("dev") == START
+
+
+def test_burn_cut_card_and_last_round_close_the_shoe(h: Harness) -> None:
+    table = h.table("shoe")
+    devices, shoe = h.open_table(table, "baccarat", 16, cut_at=300)
+    info = h.operator.get(f"/tables/{table}")["shoe"]
+    assert info["phase"] == "ready" and info["burn_remaining"] == 0 and info["cut_card_out"] is False
+    shoe.cut_at = shoe.position  # the cut card comes out with the first card of round 1: it is the last
+    final = h.round(table, devices, shoe, {"ana": [{"type": "player", "amount": 100}]})
+    info = h.operator.get(f"/tables/{table}")["shoe"]
+    assert info["cut_card_out"] is True and info["last_round"] == 1
+    assert final["last_round"] is True
+    assert h.operator.get(f"/tables/{table}")["shoe"]["phase"] == "closed"
+    with pytest.raises(ApiError) as closed:
+        h.dealer.post(f"/tables/{table}/rounds")
+    assert closed.value.status == 409
+    # a new shoe: no round before its burn is complete
+    devices.shuffled("next-shoe")
+    with pytest.raises(ApiError) as burning:
+        h.dealer.post(f"/tables/{table}/rounds")
+    assert burning.value.status == 409
+    devices.scan("3S")  # burns 3
+    for card in ("4S", "5S", "6S"):
+        devices.scan(card)
+    assert h.operator.get(f"/tables/{table}")["shoe"]["phase"] == "ready"
+    time.sleep(0.1)
