@@ -11,6 +11,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from croupier.app import service
 from croupier.app.events import parse_event
 from croupier.errors import CroupierError

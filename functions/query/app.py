@@ -3,6 +3,7 @@
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
+
 from croupier.app.api import http_function, openapi_document, query_router
 
 app, lambda_handler = http_function(query_router)

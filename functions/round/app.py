@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.parser import event_parser
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from croupier.app.tasks import RoundTask, run_round_task
 
 logger = Logger()

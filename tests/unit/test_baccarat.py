@@ -9,14 +9,15 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from croupier.errors import BetRefused, CardError, IllegalAction, IncompleteRound, UnexpectedCard
 from croupier.games import new_round
 from croupier.games.baccarat import BaccaratRound, points
 from croupier.games.base import Action, Bet, CardFor, RoundEngine, Settle, Settlement
 from croupier.rules import BaccaratRules, SideBet, load_rules
 from croupier.transcript import Transcript, replay
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 # --- the spec, written down independently of the engine --------------------------------------
 

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+
 from croupier import betting
 from croupier.betting import BetRequest, RoundContext, SeatState
 from croupier.errors import BetRefused, RulesError

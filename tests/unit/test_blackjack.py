@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+
 from croupier.errors import BetRefused, CardError, IllegalAction, IncompleteRound, RulesError, UnexpectedCard
 from croupier.games import new_round
 from croupier.games.base import (

@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from croupier.cards import ALL_CARDS, RANKS
 from croupier.errors import IllegalAction
 from croupier.games.base import Action, Bet, CardFor, DecisionFor, FollowWindow, InsuranceWindow, Settle
@@ -13,8 +16,6 @@ from croupier.games.blackjack import SEATED_ACTIONS, BlackjackRound
 from croupier.money import floor_amount
 from croupier.rules import BlackjackRules, load_rules
 from croupier.transcript import Transcript, replay
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 PERFECT_PAIRS = {"same-rank": None, "mixed": "6:1", "coloured": "12:1", "perfect": "25:1"}
 EVERY_ACTION = (*SEATED_ACTIONS, "follow-double", "follow-split", "fold")

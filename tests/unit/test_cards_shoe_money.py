@@ -7,6 +7,8 @@ import json
 from fractions import Fraction
 
 import pytest
+from pydantic import BaseModel, ValidationError
+
 from croupier.cards import (
     ALL_CARDS,
     BACCARAT_VALUE,
@@ -31,7 +33,6 @@ from croupier.rules import (
     load_rules,
 )
 from croupier.shoe import CardUse, Shoe, ShoePhase
-from pydantic import BaseModel, ValidationError
 
 # common.md: ranks A 2 3 4 5 6 7 8 9 T J Q K, suits S H D C.
 SPEC_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]

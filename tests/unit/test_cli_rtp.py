@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
+
 from croupier.cli import main
 from croupier.rtp import baccarat, pokdeng
 from croupier.rtp import cli as rtp_cli

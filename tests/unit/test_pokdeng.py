@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+
 from croupier.cards import ALL_CARDS
 from croupier.errors import BetRefused, CardError, IllegalAction, IncompleteRound, UnexpectedCard
 from croupier.games import new_round

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from croupier.cli import main
 
 CROUPIER = Path(sys.executable).parent / "croupier"

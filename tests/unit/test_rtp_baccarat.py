@@ -8,6 +8,7 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
+
 from croupier.cards import ALL_CARDS, BACCARAT_VALUE, DECKS
 from croupier.games.baccarat import BaccaratRound, Coup, settle_bet
 from croupier.games.base import CardFor, Settle

@@ -6,6 +6,7 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+
 from croupier.cards import ALL_CARDS, BLACKJACK_VALUE, DECKS, colour, rank, suit
 from croupier.rtp import blackjack as bj
 from croupier.rules import BlackjackRules, load_rules

@@ -7,6 +7,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+
 from croupier.cards import ALL_CARDS, BACCARAT_VALUE, DECKS, RANKS
 from croupier.games.base import Bet
 from croupier.games.pokdeng import BET_TYPES, PokDengRound, hand_info, settle_bet

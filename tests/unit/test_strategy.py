@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from croupier import strategy
 from croupier.cards import ALL_CARDS, BLACKJACK_VALUE, rank
 from croupier.errors import CardError
 from croupier.rtp import blackjack as bj
 from croupier.rules import BlackjackRules, load_rules
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 ALL = frozenset({"hit", "stand", "double", "split", "surrender"})
 FIRST = frozenset({"hit", "stand", "double", "split"})  # surrender only where the engine offers it
