@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup test lint types unit bench demo local clean
+.PHONY: setup test lint types template unit integration reliability bench demo local audit clean
 
 setup: $(STAMP)
 
@@ -20,8 +20,33 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(VENV)/bin/mypy
 
-test: lint types
+template: $(STAMP)
+	$(VENV)/bin/cfn-lint template.yaml
+	SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=us-east-1 $(VENV)/bin/sam validate --lint --region us-east-1
+
+# Lint, types, the template, then every test: unit, integration (moto) and reliability.
+test: lint types template
 	$(VENV)/bin/pytest
+
+unit: $(STAMP)
+	$(VENV)/bin/pytest tests/unit
+
+integration: $(STAMP)
+	$(VENV)/bin/pytest -m integration
+
+reliability: $(STAMP)
+	$(VENV)/bin/pytest -m reliability
+
+# The product's main job: the local stack plays rounds of all four games; last line: the audit.
+demo: $(STAMP)
+	$(PY) -m croupier.local.demo
+
+# The local stack, left running (API on :3000, AWS services on :4566) for curl and Swagger.
+local: $(STAMP)
+	$(PY) -m croupier.local.serve
+
+audit: $(STAMP)
+	$(VENV)/bin/croupier audit
 
 bench: $(STAMP)
 	$(PY) scripts/bench.py

@@ -55,7 +55,7 @@ def apply() -> None:
     def table_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
         touched = getattr(_state, "touched", None)
         if touched is None:  # any other copy (backups ...): a real deep copy
-            new = type(self).__new__(type(self))
+            new = type(self).__new__(type(self))  # type: ignore[call-overload]
             memo[id(self)] = new
             for key, value in self.__dict__.items():
                 new.__dict__[key] = copy.deepcopy(value, memo)
