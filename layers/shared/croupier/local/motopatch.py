@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 _state = threading.local()
 _applied: dict[str, bool] = {}
+counters: Counter[str] = Counter()
+"""DynamoDB requests served, by operation, and the items they read or wrote (for the benchmark)."""
 
 
 def apply() -> None:
@@ -32,7 +34,9 @@ def apply() -> None:
 
     def serialized(self: Any) -> Any:
         with lock:
-            return call_action(self)
+            result = call_action(self)
+            _count(self)
+            return result
 
     transact = DynamoDBBackend.transact_write_items
 
@@ -75,3 +79,19 @@ def apply() -> None:
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
     _applied["done"] = True
+
+
+def _count(handler: Any) -> None:
+    """Count read and write request units the way on-demand DynamoDB bills them (items of up to
+    1 KB written, 4 KB read; transactions cost double), approximately: one unit per item."""
+    action = getattr(handler, "_get_action", lambda: "")() or ""
+    body = getattr(handler, "body", {}) or {}
+    counters[f"op:{action}"] += 1
+    if action == "TransactWriteItems":
+        counters["write_units"] += 2 * len(body.get("TransactItems", []))
+    elif action in ("PutItem", "UpdateItem", "DeleteItem"):
+        counters["write_units"] += 1
+    elif action == "BatchWriteItem":
+        counters["write_units"] += sum(len(v) for v in body.get("RequestItems", {}).values())
+    elif action in ("GetItem", "Query", "Scan", "TransactGetItems", "BatchGetItem"):
+        counters["read_requests"] += 1

@@ -1,0 +1,224 @@
+"""Benchmark of the application on the local stack: what one round costs.
+
+For a full round of each game, and for Baccarat rounds with 1,000 and 10,000 bets: wall time on
+the local stack, Lambda invocations, Step Functions state transitions, DynamoDB requests and
+write units, and the cost of the round on AWS computed from those counts and public list prices.
+Wall times are moto's, not AWS's: compare counts, not seconds.
+
+    .venv/bin/python scripts/bench_stack.py [--bets 1000 10000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# us-east-1 list prices (on-demand), USD
+PRICE = {
+    "lambda_request": 0.20 / 1e6,
+    "lambda_gb_second": 0.0000133334,  # arm64
+    "sfn_transition": 0.025 / 1000,  # Standard workflows
+    "ddb_write_unit": 1.25 / 1e6,  # on-demand write request unit
+    "ddb_read_unit": 0.25 / 1e6,  # on-demand read request unit
+    "apigw_request": 3.50 / 1e6,  # REST API
+    "eventbridge_event": 1.00 / 1e6,
+    "sqs_fifo_request": 0.50 / 1e6,
+}
+LAMBDA_MEMORY_GB = 0.5
+ASSUMED_LAMBDA_SECONDS = 0.08  # average billed duration assumed per invocation (warm, arm64, 512 MB)
+
+
+def transitions(round_id: str) -> int:
+    import boto3
+
+    sfn = boto3.client("stepfunctions")
+    executions = sfn.list_executions(stateMachineArn=STACK.outputs["state_machine"], maxResults=1000)["executions"]
+    arn = next(e for e in executions if e["name"] == round_id)["executionArn"]
+    events, token = [], None
+    while True:
+        page = sfn.get_execution_history(executionArn=arn, maxResults=1000, **({"nextToken": token} if token else {}))
+        events.extend(page["events"])
+        token = page.get("nextToken")
+        if not token:
+            break
+    return sum(1 for e in events if e["type"].endswith("StateEntered"))
+
+
+def _api_calls() -> int:
+    """HTTP requests that change something (the clients' polling of GET /rounds is left out)."""
+    return sum(v for k, v in STACK.invocations.items() if k.endswith(("bets", "decisions", "tables", "wallet")))
+
+
+def measure(label: str, play: Any, bets: int) -> dict[str, Any]:
+    from croupier.local import motopatch
+
+    invocations_before = dict(STACK.invocations)
+    ddb_before = dict(motopatch.counters)
+    api_before = _api_calls()
+    started = time.perf_counter()
+    final, events = play()
+    wall = time.perf_counter() - started
+    lambdas = sum(v for k, v in STACK.invocations.items() if not k.endswith("query")) - sum(
+        v for k, v in invocations_before.items() if not k.endswith("query"))
+    api = _api_calls() - api_before
+    counts = {k: motopatch.counters[k] - ddb_before.get(k, 0) for k in motopatch.counters}
+    writes, reads = counts.get("write_units", 0), counts.get("read_requests", 0)
+    steps = transitions(final["round_id"])
+    cost = (lambdas * (PRICE["lambda_request"] + LAMBDA_MEMORY_GB * ASSUMED_LAMBDA_SECONDS * PRICE["lambda_gb_second"])
+            + steps * PRICE["sfn_transition"] + writes * PRICE["ddb_write_unit"] + reads * PRICE["ddb_read_unit"]
+            + api * PRICE["apigw_request"] + events * (PRICE["eventbridge_event"] + 3 * PRICE["sqs_fifo_request"]))
+    row = {"round": label, "bets": bets, "status": final["status"], "wall_s": round(wall, 2), "lambda": lambdas,
+           "api_requests": api, "transitions": steps, "ddb_requests": sum(v for k, v in counts.items()
+                                                                         if k.startswith("op:")),
+           "ddb_write_units": writes, "ddb_reads": reads, "card_events": events, "usd": round(cost, 6)}
+    print(f"  {label:34} {bets:>6} bets  {row['status']:8} {wall:7.1f} s  lambda {lambdas:>6}  api {api:>6}  "
+          f"transitions {steps:>4}  ddb {row['ddb_requests']:>7} req / {writes:>7} WU  events {events:>3}  "
+          f"${cost:.5f}", flush=True)
+    return row
+
+
+def game_rounds(demo: Any) -> list[dict[str, Any]]:
+    from croupier.local.demo import blackjack_round_plan
+
+    rows = []
+    counter = {"events": 0}
+
+    def counting(devices: Any) -> Any:
+        original = devices.send
+
+        def send(*a: Any, **k: Any) -> None:
+            counter["events"] += 1
+            original(*a, **k)
+
+        devices.send = send
+        return devices
+
+    devices, shoe = demo.open_table("bench-bac", "baccarat", 1, cut_at=300)
+    counting(devices)
+
+    def bac() -> Any:
+        counter["events"] = 0
+        final = demo.round("bench-bac", devices, shoe, {"ana": [{"type": "banker", "amount": 1000}],
+                                                          "ben": [{"type": "player", "amount": 500}]})
+        return final, counter["events"]
+
+    rows.append(measure("baccarat", bac, 2))
+    devices_pd, shoe_pd = demo.open_table("bench-pd", "pok-deng", 2, cut_at=300)
+    counting(devices_pd)
+
+    def pd() -> Any:
+        counter["events"] = 0
+        final = demo.round("bench-pd", devices_pd, shoe_pd, {"dev": [{"type": "player-1", "amount": 1000}],
+                                                              "eli": [{"type": "player-4", "amount": 500}]},
+                           per_round_burn=True)
+        return final, counter["events"]
+
+    rows.append(measure("pok deng", pd, 2))
+    for game, table, seats in (("deluxe-blackjack", "bench-dlx", (1, 2)), ("blackjack", "bench-bj", (3,))):
+        dev, sh = demo.open_table(table, game, 3, cut_at=300, scan_burn=False)
+        counting(dev)
+        owners = {}
+        for seat, player in zip(seats, ("ana", "ben"), strict=False):
+            demo.players[player].call("PUT", f"/tables/{table}/seats/{seat}")
+            owners[seat] = player
+        bets = {owners[s]: [{"type": "seat", "seat": s, "amount": 1000}] for s in seats}
+        bets["chloe"] = [{"type": "behind", "seat": seats[0], "amount": 500}]
+
+        def bj(table: str = table, dev: Any = dev, sh: Any = sh, bets: Any = bets, owners: Any = owners) -> Any:
+            counter["events"] = 0
+            final = demo.round(table, dev, sh, bets, decide=blackjack_round_plan(owners), windows=lambda v: [])
+            return final, counter["events"]
+
+        rows.append(measure(game, bj, len(bets)))
+    return rows
+
+
+def big_round(demo: Any, n_bets: int) -> dict[str, Any]:
+    """A Baccarat round with ``n_bets`` bets: players of 8 bets each (every bet type), bets placed
+    over HTTP by 8 clients at a time, as a burst at the end of the countdown would come."""
+    from croupier.app import store
+    from croupier.local.client import Client
+
+    players = (n_bets + 7) // 8
+    table = f"bench-big-{n_bets}"
+    rng = random.Random(n_bets)
+    clients = [Client(STACK.api_url, STACK.jwt_secret, f"big{n_bets}-{i}", "player") for i in range(players)]
+    for client in clients:  # funding is not part of the round
+        store.move_money(client.subject, [(f"deposit:bench:{client.subject}", 1_000_000, {})], kind="deposit")
+    types = ["player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small"]
+    devices, shoe = demo.open_table(table, "baccarat", 5, cut_at=300,
+                                    rules={"timers": {**demo.timers, "countdown": 600}})
+    events = {"n": 0}
+
+    def play() -> Any:
+        round_id = demo.dealer.post(f"/tables/{table}/rounds")["round_id"]
+        left = n_bets
+
+        def bet(i: int) -> None:
+            count = min(8, n_bets - 8 * i)
+            wanted = [{"type": t, "amount": rng.choice((100, 200, 500))} for t in types[:count]]
+            clients[i].post(f"/tables/{table}/bets", {"bets": wanted}, idempotent=True)
+
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(bet, range(players)))
+        del left
+        print(f"    {n_bets} bets placed in {time.perf_counter() - t0:.1f} s", flush=True)
+        # the countdown is long enough for the burst; close it now (as the Wait state would)
+        from croupier.app import service
+
+        service.close_betting(round_id)
+        t0 = time.perf_counter()
+        while True:
+            view = demo.supervisor.get(f"/rounds/{round_id}")
+            if view["status"] in ("settled", "voided"):
+                print(f"    dealt and settled in {time.perf_counter() - t0:.1f} s", flush=True)
+                return view, events["n"]
+            if view["status"] == "playing" and view.get("expected", {}).get("kind") == "card":
+                devices.scan(shoe.draw(devices))
+                events["n"] += 1
+            else:
+                time.sleep(0.2)
+
+    return measure(f"baccarat, {n_bets} bets", play, n_bets)
+
+
+def main(argv: list[str] | None = None) -> int:
+    global STACK
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bets", type=int, nargs="*", default=[1000, 10000], help="sizes of the big rounds")
+    parser.add_argument("--quick", action="store_true", help="only the four game rounds")
+    parser.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    from croupier.local.demo import Demo
+    from croupier.local.stack import LocalStack
+
+    print("Local stack, one round each (counts are what AWS would bill; seconds are moto's):", flush=True)
+    with LocalStack(ROOT) as stack:
+        STACK = stack
+        demo = Demo(stack, out=lambda line: None)
+        demo.fund()
+        rows = game_rounds(demo)
+        if not args.quick:
+            for n in args.bets:
+                rows.append(big_round(demo, n))
+    print(f"  prices: us-east-1 on-demand list prices; Lambda billed {ASSUMED_LAMBDA_SECONDS * 1000:.0f} ms at "
+          f"{LAMBDA_MEMORY_GB * 1024:.0f} MB per invocation (assumed)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    return 0
+
+
+STACK: Any = None
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""The sample events in events/ are the shapes the functions really receive: each API event names a
+route of template.yaml and carries authorizer claims; each SQS record carries a valid table event;
+each workflow event parses with its task model."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from croupier.app.events import parse_event
+from croupier.app.identity import from_event
+from croupier.app.tasks import RoundTask, SettlementTask
+from croupier.local import template as tpl
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = sorted((ROOT / "events").glob("*.json"))
+TEMPLATE = tpl.load(ROOT / "template.yaml")
+
+
+def _routes() -> dict[tuple[str, str], str]:
+    out = {}
+    for logical, spec in TEMPLATE["Resources"].items():
+        for event in spec.get("Properties", {}).get("Events", {}).values():
+            if event["Type"] == "Api":
+                out[(event["Properties"]["Method"].upper(), event["Properties"]["Path"])] = logical
+    return out
+
+
+def test_every_function_has_a_sample_event() -> None:
+    prefixes = {p.name.split("-")[0] for p in EVENTS}
+    functions = {name.removesuffix("Function").lower() for name, spec in TEMPLATE["Resources"].items()
+                 if spec["Type"] == "AWS::Serverless::Function"}
+    assert functions <= prefixes, f"no sample event for {sorted(functions - prefixes)}"
+
+
+@pytest.mark.parametrize("path", EVENTS, ids=lambda p: p.name)
+def test_sample_event_is_well_formed(path: Path) -> None:
+    event = json.loads(path.read_text())
+    kind = path.name.split("-")[0]
+    if "httpMethod" in event:
+        route = (event["httpMethod"], event["resource"])
+        assert route in _routes(), f"{route} is not a route of template.yaml"
+        pattern = "^" + re.sub(r"\{[a-z_]+\}", "[^/]+", event["resource"]) + "$"
+        assert re.match(pattern, event["path"])
+        assert from_event(event).subject
+    elif "Records" in event:
+        for record in event["Records"]:
+            source, detail_type, detail = parse_event(json.loads(record["body"]))
+            assert source.startswith("croupier.") and detail_type and detail.table_id
+    elif kind == "round":
+        assert RoundTask.model_validate(event).round_id
+    else:
+        assert kind == "settlement"
+        assert SettlementTask.model_validate(event).round_id
