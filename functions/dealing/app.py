@@ -29,7 +29,8 @@ def handle(record: SQSRecord) -> dict[str, Any]:
     except (CroupierError, ValueError) as exc:
         logger.warning("table event refused", extra={"refusal": str(exc), "message_id": record.message_id})
         return {"applied": "refused", "why": str(exc)}
-    logger.info("table event", extra=outcome)
+    # never the card itself: a face-down card (the Deluxe hole card) must not reach a log line
+    logger.info("table event", extra={k: v for k, v in outcome.items() if k != "card"})
     return outcome
 
 

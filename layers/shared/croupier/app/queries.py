@@ -11,8 +11,6 @@ from .engine import rebuild
 from .errors import AppError, Funds, NotFound
 from .identity import Identity
 
-FINISHED = ("settled", "voided")
-
 
 def table_view(item: dict[str, Any]) -> dict[str, Any]:
     shoe = item.get("shoe") or None
@@ -37,11 +35,10 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
     out = round_summary(item)
-    finished = item["status"] in FINISHED or item["status"] == "settling"
-    staff = who.role in ("supervisor", "operator")
+    finished = item["status"] in ("settling", "settled")  # the dealer has played: every card is face up
     if item["status"] not in ("betting", "closing"):
         engine = rebuild(item)
-        out["hands"] = engine.view(reveal_hidden=finished or staff)
+        out["hands"] = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
         expected = engine.expected
         out["expected"] = {"kind": expected.kind, **{k: v for k, v in vars_of(expected).items() if k != "legal"}}
         if hasattr(expected, "legal"):
