@@ -146,3 +146,16 @@ def test_burn_cut_card_and_last_round_close_the_shoe(h: Harness) -> None:
         devices.scan(card)
     assert h.operator.get(f"/tables/{table}")["shoe"]["phase"] == "ready"
     time.sleep(0.1)
+
+
+def test_a_paused_round_is_voided_automatically_after_the_configured_time(h: Harness) -> None:
+    table = h.table("autovoid")
+    devices, shoe = h.open_table(table, "pok-deng", 17, cut_at=300, rules={"timers": {**TIMERS, "pause_void": 2}})
+    round_id = _start(h, table, {"fay": [{"type": "player-2", "amount": 1000}]})
+    assert h.balance("fay") == START - 2000  # the 2x reservation
+    devices.scan(shoe.draw(devices))
+    h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "dealer change"})
+    final = wait_until(lambda: (v := _view(h, round_id))["status"] == "voided" and v, timeout=60, interval=0.25)
+    assert final["void_reason"] == "paused too long"
+    assert h.balance("fay") == START
+    h.audit_ok()
