@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -63,6 +64,16 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--rules", default=None, help="JSON object of rule overrides")
     sm.add_argument("--json", action="store_true", help="print the figures as JSON")
     sm.set_defaults(func=_lazy("croupier.simulate", "run"))
+
+    au = sub.add_parser("audit", help="check a whole store: wallets equal ledgers, every bet settled once, "
+                                      "money conserved, settled rounds replay")
+    au.add_argument("--endpoint", default=None, help="AWS endpoint of a local stack (default: the running "
+                                                     "`make local`, from .croupier-local.json)")
+    au.add_argument("--stack", default=None, help="an AWS CloudFormation stack name: audit that deployment")
+    au.add_argument("--game-table", default=None, help="name of the game table (instead of --stack)")
+    au.add_argument("--wallet-table", default=None, help="name of the wallet table (instead of --stack)")
+    au.add_argument("--region", default=None, help="AWS region (default: the environment's)")
+    au.set_defaults(func=_lazy("croupier.app.auditcli", "run"))
     return parser
 
 
@@ -83,6 +94,10 @@ def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Start-up: pydantic looks for plugins in every installed distribution's entry points the
+    # first time it builds a model (tens of milliseconds in a large environment). The command
+    # uses none; set PYDANTIC_DISABLE_PLUGINS yourself (even to "") to decide otherwise.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = build_parser().parse_args(argv)
     code: int = args.func(args)
     return code

@@ -27,7 +27,7 @@ from .games.base import (
     Settle,
     Settlement,
 )
-from .rules import describe_validation_error
+from .rules import Rules, describe_validation_error, load_rules
 
 
 class TranscriptError(CroupierError):
@@ -102,6 +102,26 @@ class Transcript(_Strict):
         })
 
 
+_RULES: dict[tuple[str, str], Rules] = {}
+
+
+def table_rules(game: str, overrides: dict[str, Any]) -> Rules:
+    """``load_rules(game, overrides)``, remembered: replaying many rounds of the same table
+    validates its rules once. Rules objects are immutable, so one can serve every round; an
+    error is raised again each time, never remembered."""
+    try:
+        key = (game, json.dumps(overrides, sort_keys=True))
+    except (TypeError, ValueError):  # not JSON (a Python caller's own objects): no cache
+        return load_rules(game, overrides)
+    found = _RULES.get(key)
+    if found is None:
+        found = load_rules(game, overrides)
+        if len(_RULES) >= 64:
+            _RULES.clear()
+        _RULES[key] = found
+    return found
+
+
 def _is_answer(action: Action, window: InsuranceWindow | FollowWindow) -> bool:
     if isinstance(window, InsuranceWindow):
         return action.action == "insurance"
@@ -118,7 +138,7 @@ def drive(transcript: Transcript) -> RoundEngine:
     engine = new_round(
         transcript.game,
         [b.to_bet() for b in transcript.bets],
-        overrides=transcript.rules,
+        rules=table_rules(transcript.game, transcript.rules),
         round_in_shoe=transcript.round_in_shoe,
         balances=transcript.balances,
     )

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
-from ..cards import BACCARAT_VALUE, parse_card
+from ..cards import ALL_CARDS, BACCARAT_VALUE, parse_card
 from ..errors import BetRefused, IllegalAction, IncompleteRound, UnexpectedCard
-from ..rules import BaccaratRules
+from ..rules import BaccaratRules, Limit
 from .base import (
     Action,
     Bet,
@@ -27,7 +26,9 @@ from .base import (
     Settlement,
     check_bet_basics,
     check_unique_ids,
-    result,
+    exact_whole,
+    paid_result,
+    ratio_parts,
 )
 
 BET_TYPES = ("player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small")
@@ -94,56 +95,154 @@ class Coup:
         }
 
 
-def _same_rank(cards: Sequence[str]) -> bool:
-    return cards[0][0] == cards[1][0]
+# --- settlement ------------------------------------------------------------------------------
+
+Parts = tuple[int, int]
+"""A payout ratio as (numerator, denominator) in lowest terms."""
+
+
+class _Plan(NamedTuple):
+    """What settlement and bet validation read from a rules object, read once per rules object:
+    payout ratios as integer parts, the offered bet types and the limits."""
+
+    player: Parts
+    banker: Parts
+    no_commission: Parts
+    no_commission_six: Parts
+    tie: Parts
+    player_pair: Parts
+    banker_pair: Parts
+    side: dict[str, tuple[Parts, Parts | None]]
+    """Offered side bet -> (its ratio, Lucky 6's three-card ratio or None)."""
+    accepted: dict[tuple[str, str | None], tuple[int, int, float]]
+    """(bet type, mode) of an offered bet with table limits -> (minimum, maximum, last round of a
+    shoe it is offered in, ``inf`` for every round)."""
+    totals: bool
+    """A Player/Banker limit is configured: bets are summed per player."""
+
+
+_PLANS: dict[int, tuple[BaccaratRules, _Plan]] = {}
+
+
+def _accepted(rules: BaccaratRules) -> dict[tuple[str, str | None], tuple[int, int, float]]:
+    out: dict[tuple[str, str | None], tuple[int, int, float]] = {}
+    for kind in (*BET_TYPES[:5], *rules.side_bets):
+        limit: Limit | None = rules.limits.get(kind)
+        if limit is None:
+            continue
+        side = rules.side_bets.get(kind)  # type: ignore[call-overload]
+        last = float("inf") if side is None or side.max_round is None else side.max_round
+        modes: tuple[str | None, ...] = (None,)
+        if kind == "banker":
+            modes = (*rules.modes, None) if "commission" in rules.modes else tuple(rules.modes)
+        for mode in modes:
+            out[(kind, mode)] = (limit.min, limit.max, last)
+    return out
+
+
+def _plan(rules: BaccaratRules) -> _Plan:
+    cached = _PLANS.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    pay = rules.payouts
+    side: dict[str, tuple[Parts, Parts | None]] = {
+        str(name): (ratio_parts(bet.pays), None if bet.pays_three_cards is None else ratio_parts(bet.pays_three_cards))
+        for name, bet in rules.side_bets.items()
+    }
+    plan = _Plan(
+        ratio_parts(pay.player), ratio_parts(pay.banker), ratio_parts(pay.banker_no_commission),
+        ratio_parts(pay.banker_no_commission_six), ratio_parts(pay.tie), ratio_parts(pay.player_pair),
+        ratio_parts(pay.banker_pair), side, _accepted(rules),
+        rules.player_limit is not None or rules.banker_limit is not None,
+    )
+    if len(_PLANS) >= 64:
+        _PLANS.clear()
+    _PLANS[id(rules)] = (rules, plan)  # the reference keeps the id from being reused
+    return plan
+
+
+_WIN, _LOSE, _PUSH = Outcome.WIN, Outcome.LOSE, Outcome.PUSH
+
+
+def _settle_bets(rules: BaccaratRules, player: Sequence[str], banker: Sequence[str], p_points: int, b_points: int,
+                 bets: Iterable[Bet]) -> list[BetResult]:
+    """Settle bets against the final hands (``p_points``, ``b_points``: their points). Exact, then
+    rounded down."""
+    plan = _plan(rules)
+    winner = "player" if p_points > b_points else "banker" if b_points > p_points else "tie"
+    cards_used = len(player) + len(banker)
+    whole = exact_whole
+    out: list[BetResult] = []
+    for bet in bets:
+        stake = bet.amount
+        kind = bet.type
+        ratio: Parts | None
+        if kind == "player" or kind == "banker":
+            if winner == "tie":
+                out.append(BetResult(bet.id, _PUSH, 0, stake, stake, whole(0), {}))
+                continue
+            if winner != kind:
+                ratio = None
+            elif kind == "player":
+                ratio = plan.player
+            elif bet.mode == "no-commission":
+                ratio = plan.no_commission_six if b_points == 6 else plan.no_commission
+            else:
+                ratio = plan.banker
+        elif kind == "tie":
+            ratio = plan.tie if winner == "tie" else None
+        elif kind == "player-pair":
+            ratio = plan.player_pair if player[0][0] == player[1][0] else None
+        elif kind == "banker-pair":
+            ratio = plan.banker_pair if banker[0][0] == banker[1][0] else None
+        elif kind == "lucky-6":
+            pays, three = plan.side[kind]  # KeyError for a side bet the table does not offer
+            if winner == "banker" and b_points == 6:
+                ratio = three if len(banker) == 3 and three is not None else pays
+            else:
+                ratio = None
+        elif kind == "big":
+            pays = plan.side[kind][0]
+            ratio = pays if cards_used >= 5 else None
+        elif kind == "small":
+            pays = plan.side[kind][0]
+            ratio = pays if cards_used == 4 else None
+        else:
+            raise BetRefused(f"bet {bet.id}: unknown bet type {kind!r}", reason="unknown-bet-type")
+        if ratio is None:
+            out.append(BetResult(bet.id, _LOSE, -stake, stake, 0, whole(-stake), {}))
+        elif ratio[1] == 1:
+            won = stake * ratio[0]
+            out.append(BetResult(bet.id, _WIN, won, stake, stake + won, whole(won), {}))
+        else:
+            out.append(paid_result(bet.id, _WIN, stake, stake, stake, ratio[0], ratio[1], {}))
+    return out
 
 
 def settle_bet(rules: BaccaratRules, coup: Coup, bet: Bet) -> BetResult:
     """Settle one bet against the final hands. Exact, then rounded down."""
-    pay = rules.payouts
-    stake = bet.amount
-    winner = coup.winner
-    kind = bet.type
+    return _settle_bets(rules, coup.player, coup.banker, coup.player_points, coup.banker_points, (bet,))[0]
 
-    def win(ratio: Fraction) -> BetResult:
-        return result(bet, Outcome.WIN, stake, stake + stake * ratio)
 
-    def lose() -> BetResult:
-        return result(bet, Outcome.LOSE, stake, 0)
-
-    if kind in ("player", "banker"):
-        if winner == "tie":
-            return result(bet, Outcome.PUSH, stake, stake)
-        if winner != kind:
-            return lose()
-        if kind == "player":
-            return win(pay.player)
-        if bet.mode == "no-commission":
-            six = coup.banker_points == 6
-            return win(pay.banker_no_commission_six if six else pay.banker_no_commission)
-        return win(pay.banker)
-    if kind == "tie":
-        return win(pay.tie) if winner == "tie" else lose()
-    if kind == "player-pair":
-        return win(pay.player_pair) if _same_rank(coup.player) else lose()
-    if kind == "banker-pair":
-        return win(pay.banker_pair) if _same_rank(coup.banker) else lose()
-    side = rules.side_bets[kind]  # type: ignore[index]
-    cards_used = len(coup.player) + len(coup.banker)
-    if kind == "lucky-6":
-        if winner == "banker" and coup.banker_points == 6:
-            three = len(coup.banker) == 3 and side.pays_three_cards is not None
-            return win(side.pays_three_cards if three else side.pays)  # type: ignore[arg-type]
-        return lose()
-    if kind == "big":
-        return win(side.pays) if cards_used >= 5 else lose()
-    if kind == "small":
-        return win(side.pays) if cards_used == 4 else lose()
-    raise BetRefused(f"bet {bet.id}: unknown bet type {kind!r}", reason="unknown-bet-type")
+def _plainly_valid(plan: _Plan, bets: Sequence[Bet], round_in_shoe: int) -> bool:
+    """True when every bet passes every check of :func:`validate_bets` in its common form (the
+    fast path); False says nothing: the full checks then run and name what is wrong."""
+    if plan.totals or len({bet.id for bet in bets}) != len(bets):
+        return False
+    accepted = plan.accepted
+    for bet in bets:
+        bounds = accepted.get((bet.type, bet.mode))
+        amount = bet.amount
+        if (bounds is None or type(amount) is not int or not bounds[0] <= amount <= bounds[1]
+                or round_in_shoe > bounds[2] or bet.seat is not None):
+            return False
+    return True
 
 
 def validate_bets(rules: BaccaratRules, bets: Sequence[Bet], round_in_shoe: int) -> None:
     """Every rule a set of accepted bets must satisfy (``baccarat.md``)."""
+    if _plainly_valid(_plan(rules), bets, round_in_shoe):
+        return
     check_unique_ids(bets)
     offered = set(BET_TYPES[:5]) | set(rules.side_bets)
     totals: dict[str, list[int]] = {}
@@ -186,6 +285,28 @@ def validate_bets(rules: BaccaratRules, bets: Sequence[Bet], round_in_shoe: int)
             )
 
 
+_PLAYER_CARD = CardFor("player")
+_BANKER_CARD = CardFor("banker")
+_SETTLE = Settle()
+_VALID = frozenset(ALL_CARDS)
+_VALUE = BACCARAT_VALUE
+
+# The tableau as tables, built from the functions above: what the round expects after the first
+# four cards (Player's two-card points, Banker's), and after the Player's third card (Banker's
+# two-card points, the third card's points). A Banker's third card, or a sixth card, ends it.
+_AFTER_FOUR: tuple[tuple[Expectation, ...], ...] = tuple(
+    tuple(
+        _SETTLE if is_natural(p2, b2) else _PLAYER_CARD if player_draws(p2)
+        else _BANKER_CARD if banker_draws(b2, None) else _SETTLE
+        for b2 in range(10)
+    )
+    for p2 in range(10)
+)
+_AFTER_PLAYER_THIRD: tuple[tuple[Expectation, ...], ...] = tuple(
+    tuple(_BANKER_CARD if banker_draws(b2, third) else _SETTLE for third in range(10)) for b2 in range(10)
+)
+
+
 class BaccaratRound:
     """One baccarat round: knows which hand the next card goes to, and settles."""
 
@@ -208,6 +329,8 @@ class BaccaratRound:
         self.player: list[str] = []
         self.banker: list[str] = []
         self._log: list[str | Action] = []
+        self._expected: Expectation = _PLAYER_CARD
+        self._b2 = 0
 
     @property
     def log(self) -> list[str | Action]:
@@ -215,28 +338,31 @@ class BaccaratRound:
 
     @property
     def expected(self) -> Expectation:
-        p, b = self.player, self.banker
-        n = len(p) + len(b)
-        if n < 4:
-            return CardFor("player" if n % 2 == 0 else "banker")
-        p2, b2 = points(p[:2]), points(b[:2])
-        if is_natural(p2, b2):
-            return Settle()
-        if len(p) == 2 and len(b) == 2 and player_draws(p2):
-            return CardFor("player")
-        if len(b) == 2:
-            third = None if len(p) == 2 else BACCARAT_VALUE[p[2][0]]
-            if banker_draws(b2, third):
-                return CardFor("banker")
-        return Settle()
+        return self._expected
 
     def deal(self, card: str) -> None:
-        card = parse_card(card)
-        expected = self.expected
-        if not isinstance(expected, CardFor):
+        if type(card) is not str or card not in _VALID:  # parse_card explains what is wrong
+            card = parse_card(card)
+        expected = self._expected
+        if expected is _PLAYER_CARD:
+            self.player.append(card)
+        elif expected is _BANKER_CARD:
+            self.banker.append(card)
+        else:
             raise UnexpectedCard(f"no card is expected: the round is complete (card {card})")
-        (self.player if expected.hand == "player" else self.banker).append(card)
-        self._log.append(card)
+        log = self._log
+        log.append(card)
+        n = len(log)
+        if n < 4:
+            self._expected = _BANKER_CARD if n % 2 else _PLAYER_CARD
+        elif n == 4:
+            p, b = self.player, self.banker
+            self._b2 = (_VALUE[b[0][0]] + _VALUE[b[1][0]]) % 10
+            self._expected = _AFTER_FOUR[(_VALUE[p[0][0]] + _VALUE[p[1][0]]) % 10][self._b2]
+        elif n == 5 and expected is _PLAYER_CARD:
+            self._expected = _AFTER_PLAYER_THIRD[self._b2][_VALUE[card[0]]]
+        else:
+            self._expected = _SETTLE
 
     def act(self, action: Action) -> None:
         raise IllegalAction("baccarat takes no decisions after the bets", reason="no-decisions")
@@ -248,11 +374,19 @@ class BaccaratRound:
         return Coup(tuple(self.player), tuple(self.banker))
 
     def settle(self) -> Settlement:
-        expected = self.expected
-        if isinstance(expected, CardFor):
-            raise IncompleteRound(f"the round is not complete: the {expected.hand} hand waits for a card")
-        coup = self.coup()
-        return Settlement(tuple(settle_bet(self.rules, coup, b) for b in self.bets), coup.to_dict())
+        expected = self._expected
+        if expected is not _SETTLE:
+            raise IncompleteRound(f"the round is not complete: the {expected.hand} hand waits for a card")  # type: ignore[union-attr]
+        player, banker = self.player, self.banker
+        p_points = sum([_VALUE[c[0]] for c in player]) % 10
+        b_points = sum([_VALUE[c[0]] for c in banker]) % 10
+        results = _settle_bets(self.rules, player, banker, p_points, b_points, self.bets)
+        hands = {  # Coup.to_dict, without building the Coup
+            "player": {"cards": list(player), "points": p_points},
+            "banker": {"cards": list(banker), "points": b_points},
+            "winner": "player" if p_points > b_points else "banker" if b_points > p_points else "tie",
+        }
+        return Settlement(tuple(results), hands)
 
     def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
         return {

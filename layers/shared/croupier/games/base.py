@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from ..errors import BetRefused
@@ -130,12 +129,15 @@ class Outcome:
     REFUND = "refund"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetResult:
     """How one bet ended. ``staked`` is everything the bet took from the wallet over the round
     (doubles, split hands, insurance bought on it, a Pok Deng reservation); ``paid`` is what
     settlement credits back (rounded down); ``net = paid - staked``. ``exact_net`` is the exact
-    figure before rounding, kept for the record."""
+    figure before rounding, kept for the record.
+
+    Treat it as read-only. It is not frozen only because settlement builds one per bet and a
+    frozen dataclass costs several times as much to build (nobody hashes a result)."""
 
     id: str
     outcome: str
@@ -174,8 +176,49 @@ def result(bet: Bet, outcome: str, staked: int, paid_exact: Fraction | int, **de
     return BetResult(bet.id, outcome, paid - staked, staked, paid, paid_exact - staked, detail)
 
 
-_whole = lru_cache(maxsize=4096)(Fraction)
-"""``Fraction(n)`` for an int, shared (Fractions are immutable): most nets repeat round after round."""
+def paid_result(bet_id: str, outcome: str, staked: int, whole: int, stake: int, num: int, den: int,
+                detail: dict[str, Any]) -> BetResult:
+    """:func:`result` for a payout of ``whole + stake * num / den`` (a ratio in lowest terms, as
+    :func:`ratio_parts` gives it), without Fraction arithmetic unless the payout has a fraction
+    of a minor unit. The same figures as ``result(bet, outcome, staked, whole + stake * ratio)``."""
+    if den == 1:
+        net = whole + stake * num - staked
+        return BetResult(bet_id, outcome, net, staked, net + staked, _whole(net), detail)
+    extra, rest = divmod(stake * num, den)
+    paid = whole + extra
+    net = paid - staked
+    if rest:
+        return BetResult(bet_id, outcome, net, staked, paid, Fraction((whole - staked) * den + stake * num, den),
+                         detail)
+    return BetResult(bet_id, outcome, net, staked, paid, _whole(net), detail)
+
+
+def whole_result(bet_id: str, outcome: str, staked: int, paid: int, detail: dict[str, Any]) -> BetResult:
+    """:func:`result` for a whole payout (``paid`` in minor units)."""
+    net = paid - staked
+    return BetResult(bet_id, outcome, net, staked, paid, _whole(net), detail)
+
+
+def ratio_parts(ratio: Fraction | int) -> tuple[int, int]:
+    """A payout ratio as ``(numerator, denominator)`` in lowest terms, for :func:`paid_result`."""
+    if isinstance(ratio, int):
+        return ratio, 1
+    return ratio.numerator, ratio.denominator
+
+
+class _Wholes(dict[int, Fraction]):
+    """``Fraction(n)`` for an int, shared (Fractions are immutable): most nets repeat round after
+    round. Bounded: cleared when it holds 4,096 figures."""
+
+    def __missing__(self, n: int) -> Fraction:
+        if len(self) >= 4096:
+            self.clear()
+        value = self[n] = Fraction(n)
+        return value
+
+
+exact_whole = _whole = _Wholes().__getitem__
+"""``exact_whole(n) == Fraction(n)``, from a cache (a dict lookup: the hot path of settlement)."""
 
 
 # --- the engine protocol ---------------------------------------------------------------------

@@ -28,6 +28,9 @@ Decisions taken here where the spec leaves a point open (each also stated where 
 - Classic table: a pair bet may be placed only by the player seated at that seat or by a player
   betting behind it (``variant == "classic"``); checked on dealt seats only.
 - A player has at most one bet-behind bet per seat (answers are addressed by player and seat).
+- Deluxe mirroring (``mirror_seat_bets``): a player's seat bets are level, or differ by one minor
+  unit with the larger on the lower seat: the odd unit of an addition split between the seats
+  (``blackjack.md`` **Decision**, as ``betting.py`` places it). Anything else is refused.
 - The insurance window opens whenever the up card is an ace; a follow window opens whenever at
   least one bet-behind bet follows the hand, even if none can afford to answer Yes. Windows stay
   open until :meth:`close_window` (no automatic close).
@@ -57,7 +60,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, NamedTuple
 
-from ..cards import BLACKJACK_VALUE, RED_SUITS, parse_card
+from ..cards import ALL_CARDS, BLACKJACK_VALUE, RED_SUITS, parse_card
 from ..errors import BetRefused, IllegalAction, IncompleteRound, RulesError, UnexpectedCard
 from ..rules import BlackjackRules, PairPaytable
 from .base import (
@@ -74,7 +77,10 @@ from .base import (
     Settlement,
     check_bet_basics,
     check_unique_ids,
+    exact_whole,
+    ratio_parts,
     result,
+    whole_result,
 )
 
 GAME_DELUXE = "deluxe-blackjack"
@@ -137,10 +143,14 @@ def pair_grade(first_two: Sequence[str], paytable: PairPaytable) -> tuple[str, F
 
 
 def _times(stake: int, ratio: Fraction) -> int | Fraction:
-    """Exact winnings; stays an int when the ratio is whole (fast path, same value)."""
-    if ratio.denominator == 1:
+    """Exact winnings; an int whenever they are whole (fast path, same value)."""
+    den = ratio.denominator
+    if den == 1:
         return stake * ratio.numerator
-    return stake * ratio
+    won = stake * ratio.numerator
+    if won % den == 0:
+        return won // den
+    return Fraction(won, den)
 
 
 def _half(stake: int) -> int | Fraction:
@@ -260,6 +270,40 @@ def hand_outcome(hand: FinalHand, final: FinalRound) -> str:
     return outcome_of(hand.total, hand.blackjack, hand.surrendered, final.dealer_total, final.dealer_bj)
 
 
+class _Pays(NamedTuple):
+    """The payout ratios of a rules object as (numerator, denominator), read once per object."""
+
+    win: tuple[int, int]
+    blackjack: tuple[int, int]
+    insurance: tuple[int, int]
+    original_only: bool
+    """``dealer_bj_takes == "original"``."""
+
+
+_PAYS: dict[int, tuple[BlackjackRules, _Pays]] = {}
+
+
+def _pays(rules: BlackjackRules) -> _Pays:
+    cached = _PAYS.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    pays = _Pays(ratio_parts(rules.win_pays), ratio_parts(rules.blackjack_pays), ratio_parts(rules.insurance_pays),
+                 rules.dealer_bj_takes == "original")
+    if len(_PAYS) >= 64:
+        _PAYS.clear()
+    _PAYS[id(rules)] = (rules, pays)  # the reference keeps the id from being reused
+    return pays
+
+
+def _won(stake: int, ratio: tuple[int, int]) -> int | Fraction:
+    """Exact winnings of ``stake`` at ``ratio`` (numerator, denominator); an int when whole."""
+    won = stake * ratio[0]
+    den = ratio[1]
+    if den == 1 or won % den == 0:
+        return won // den
+    return Fraction(won, den)
+
+
 def settle_bet(rules: BlackjackRules, final: FinalRound, bet: Bet) -> BetResult:
     """Settle one bet against the final round. Pure: bets can be settled in any order or in
     parallel chunks. A seat or bet-behind bet's net covers its double(s), its split hand and its
@@ -269,76 +313,102 @@ def settle_bet(rules: BlackjackRules, final: FinalRound, bet: Bet) -> BetResult:
     seat = final.seats.get(bet.seat) if bet.seat is not None else None
     kind = bet.type
     if seat is None:
-        return result(bet, Outcome.REFUND, amount, amount, reason=f"seat {bet.seat} was not dealt")
+        return whole_result(bet.id, _REFUND, amount, amount, {"reason": f"seat {bet.seat} was not dealt"})
     if kind == "pair":
         cards = list(seat.first_two)
         grade = pair_grade(seat.first_two, rules.pair_paytable)
         if grade is None:
-            return result(bet, Outcome.LOSE, amount, 0, cards=cards)
-        return result(bet, Outcome.WIN, amount, amount + _times(amount, grade[1]), cards=cards, pair=grade[0])
+            return whole_result(bet.id, _LOSE, amount, 0, {"cards": cards})
+        return result(bet, _WIN, amount, amount + _times(amount, grade[1]), cards=cards, pair=grade[0])
     hands = seat.hands
-    if kind == "seat":
-        doubled: Sequence[bool] = [h.doubled for h in hands]
-    elif kind == "behind":
+    followed: frozenset[tuple[str, int]] = _NONE_FOLLOWED
+    if kind == "behind":
         if len(hands) > 1 and bet.id not in final.followed_split:
             hands = hands[:1]
         followed = final.followed_double
-        doubled = [(bet.id, i) in followed for i in range(len(hands))] if followed else (False, False)
-    else:
+    elif kind != "seat":
         raise BetRefused(f"bet {bet.id}: unknown bet type {kind!r}", reason="unknown-bet-type")
-    original_only = final.dealer_bj and rules.dealer_bj_takes == "original"
+    pays = _pays(rules)
+    original_only = final.dealer_bj and pays.original_only
     staked = 0
     paid: int | Fraction = 0
     details: list[dict[str, Any]] = []
     for i, hand in enumerate(hands):
-        stake = amount * 2 if doubled[i] else amount
+        if kind == "seat":
+            stake = amount * 2 if hand.doubled else amount
+        else:
+            stake = amount * 2 if followed and (bet.id, i) in followed else amount
         outcome = hand.outcome
         detail: dict[str, Any] = {"hand": hand.name, "outcome": outcome, "stake": stake}
-        if outcome == Outcome.WIN:
-            paid += stake + _times(stake, rules.win_pays)
-        elif outcome == Outcome.LOSE:
+        if outcome == _WIN:
+            paid += stake + _won(stake, pays.win)
+        elif outcome == _LOSE:
             if original_only:
                 returned = stake - amount if i == 0 else stake
                 paid += returned
                 detail["returned"] = returned
-        elif outcome == Outcome.PUSH:
+        elif outcome == _PUSH:
             paid += stake
-        elif outcome == Outcome.BLACKJACK:
-            paid += stake + _times(stake, rules.blackjack_pays)
+        elif outcome == _BLACKJACK:
+            paid += stake + _won(stake, pays.blackjack)
         else:
             paid += _half(stake)
         staked += stake
         details.append(detail)
+    out: dict[str, Any] = {"hands": details}
     if bet.id in final.insured:
         cost = amount // 2
         staked += cost
         if final.dealer_bj:
-            paid += cost + _times(cost, rules.insurance_pays)
-            return result(bet, hands[0].outcome, staked, paid, hands=details, insurance=Outcome.WIN,
-                          insurance_stake=cost)
-        return result(bet, hands[0].outcome, staked, paid, hands=details, insurance=Outcome.LOSE,
-                      insurance_stake=cost)
-    return result(bet, hands[0].outcome, staked, paid, hands=details)
+            paid += cost + _won(cost, pays.insurance)
+            out["insurance"] = _WIN
+        else:
+            out["insurance"] = _LOSE
+        out["insurance_stake"] = cost
+    if type(paid) is int:  # whole_result, inlined (the hot path)
+        net = paid - staked
+        return BetResult(bet.id, hands[0].outcome, net, staked, paid, exact_whole(net), out)
+    return result(bet, hands[0].outcome, staked, paid, **out)
+
+
+_WIN, _LOSE, _PUSH, _BLACKJACK, _REFUND = Outcome.WIN, Outcome.LOSE, Outcome.PUSH, Outcome.BLACKJACK, Outcome.REFUND
+_NONE_FOLLOWED: frozenset[tuple[str, int]] = frozenset()
 
 
 # --- bet validation --------------------------------------------------------------------------
 
 
+def _mirrored(own: Sequence[Bet]) -> bool:
+    """Deluxe mirroring holds for one player's seat bets: the same amount on each seat, except
+    that an addition split between the seats (the balance did not cover it on each) leaves the
+    odd minor unit on the lower seat (``blackjack.md`` **Decision**; ``betting.py`` does so). So
+    the amounts differ by at most one unit, and no seat holds more than a lower-numbered one."""
+    amounts = [b.amount for b in sorted(own, key=lambda b: b.seat or 0)]
+    return amounts == sorted(amounts, reverse=True) and amounts[0] - amounts[-1] <= 1
+
+
 def validate_bets(rules: BlackjackRules, bets: Sequence[Bet]) -> None:
     """Every table rule a set of accepted bets must satisfy (``blackjack.md``: Seats, Side bets
     and bet behind). Raises :class:`BetRefused` naming the bet and the rule."""
-    check_unique_ids(bets)
-    limits: dict[str, Any] = {str(k): v for k, v in rules.limits.items()}
+    if len({bet.id for bet in bets}) != len(bets):
+        check_unique_ids(bets)
+    limits: dict[str, Any] = rules.limits  # type: ignore[assignment]
+    seats = rules.seats
     seat_bets: dict[int, Bet] = {}
     seats_of: dict[str, list[Bet]] = {}
     for bet in bets:
-        check_bet_basics(bet, limits, BET_TYPES)
-        if bet.mode is not None:
-            raise BetRefused(f"bet {bet.id}: a blackjack bet carries no mode", reason="bad-bet")
         seat = bet.seat
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= rules.seats:
-            raise BetRefused(f"bet {bet.id}: a {bet.type} bet needs a seat from 1 to {rules.seats}, not {seat!r}",
-                             reason="bad-seat")
+        amount = bet.amount
+        limit = limits.get(bet.type)
+        if not (limit is not None and type(amount) is int and limit.min <= amount <= limit.max and bet.mode is None
+                and type(seat) is int and 1 <= seat <= seats):
+            # Not the common case: the checks one by one, each naming what is wrong.
+            check_bet_basics(bet, limits, BET_TYPES)
+            if bet.mode is not None:
+                raise BetRefused(f"bet {bet.id}: a blackjack bet carries no mode", reason="bad-bet")
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= seats:
+                raise BetRefused(f"bet {bet.id}: a {bet.type} bet needs a seat from 1 to {seats}, not {seat!r}",
+                                 reason="bad-seat")
         if bet.type == "seat":
             if seat in seat_bets:
                 raise BetRefused(f"bet {bet.id}: seat {seat} already has a seat bet ({seat_bets[seat].id})",
@@ -353,10 +423,10 @@ def validate_bets(rules: BlackjackRules, bets: Sequence[Bet]) -> None:
                 f"occupy at most {many} at this table",
                 reason="too-many-seats",
             )
-        if rules.mirror_seat_bets and len({b.amount for b in own}) > 1:
+        if rules.mirror_seat_bets and len(own) > 1 and not _mirrored(own):
             raise BetRefused(
-                f"player {player}: the same amount must stand on each of their seats "
-                f"({', '.join(f'seat {b.seat}: {b.amount}' for b in own)})",
+                f"player {player}: the same amount must stand on each of their seats, give or take the odd minor "
+                f"unit of a split addition on the lower seat ({', '.join(f'seat {b.seat}: {b.amount}' for b in own)})",
                 reason="mirror-seat-bets",
             )
     behind: set[tuple[str, int]] = set()
@@ -390,6 +460,7 @@ def validate_bets(rules: BlackjackRules, bets: Sequence[Bet]) -> None:
 
 # --- the engine ------------------------------------------------------------------------------
 
+_VALID = frozenset(ALL_CARDS)
 _DEAL, _INSURANCE, _PLAY, _DEALER, _DONE = range(5)
 _PHASE_NAMES = ("dealing", "insurance", "decisions", "dealer", "complete")
 _SETTLE = Settle()
@@ -419,6 +490,9 @@ def _decision(seat: int, hand: int, mask: int) -> DecisionFor:
     if found is None:
         found = _DECISIONS[key] = DecisionFor(seat, hand, _LEGAL_SETS[mask])
     return found
+
+
+_SEAT_NAMES = {n: f"seat-{n}" for n in range(1, 8)}
 
 
 class _Hand:
@@ -469,7 +543,7 @@ class _Seat:
         self.bet = bet
         self.player = bet.player
         self.amount = bet.amount
-        self.hands = [_Hand(f"seat-{number}", 0, bet.amount)]
+        self.hands = [_Hand(_SEAT_NAMES.get(number) or f"seat-{number}", 0, bet.amount)]
         self.first_two: tuple[str, str] = ("", "")
         self.behind: list[_Behind] = []
         self.acted = self.split = self.turn_started = False
@@ -582,7 +656,8 @@ class BlackjackRound:
         return self._balance.get(player)
 
     def deal(self, card: str) -> None:
-        card = parse_card(card)
+        if type(card) is not str or card not in _VALID:  # parse_card explains what is wrong
+            card = parse_card(card)
         if type(self._expected) is not CardFor:
             raise UnexpectedCard(f"no card is expected ({card}): {self._awaiting()}")
         hand = self._target

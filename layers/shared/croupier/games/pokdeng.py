@@ -50,7 +50,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, ClassVar, NamedTuple
 
 from ..cards import ALL_CARDS, BACCARAT_VALUE, RANKS, parse_card, parse_cards
@@ -67,7 +66,9 @@ from .base import (
     Settlement,
     check_bet_basics,
     check_unique_ids,
-    result,
+    exact_whole,
+    paid_result,
+    ratio_parts,
 )
 
 HANDS = 5
@@ -229,19 +230,15 @@ def _roadmap(
 
 
 class _Plan(NamedTuple):
-    """The table's payouts, read once per rules object. Integer ratios stay integers."""
+    """The table's payouts, read once per rules object; ratios as (numerator, denominator)."""
 
     table: dict[tuple[str, str], HandInfo]
     reservation: int
-    win: Fraction | int
-    win_special: Fraction | int
+    win: tuple[int, int]
+    win_special: tuple[int, int]
     lose: int
     lose_special: int
-    pair: Fraction | int
-
-
-def _ratio(value: Fraction) -> Fraction | int:
-    return value.numerator if value.denominator == 1 else value
+    pair: tuple[int, int]
 
 
 _PLANS: dict[int, tuple[PokDengRules, _Plan]] = {}
@@ -252,8 +249,8 @@ def _plan(rules: PokDengRules) -> _Plan:
     if cached is not None and cached[0] is rules:
         return cached[1]
     pay = rules.payouts
-    plan = _Plan(hand_table(rules), rules.reservation, _ratio(pay.win), _ratio(pay.win_special), pay.lose,
-                 pay.lose_special, _ratio(pay.pair))
+    plan = _Plan(hand_table(rules), rules.reservation, ratio_parts(pay.win), ratio_parts(pay.win_special), pay.lose,
+                 pay.lose_special, ratio_parts(pay.pair))
     if len(_PLANS) >= 64:
         _PLANS.clear()
     _PLANS[id(rules)] = (rules, plan)  # the reference keeps the id from being reused
@@ -269,6 +266,9 @@ _SLOTS: dict[str, tuple[int, bool]] = {
 }
 """Bet type -> (index of its hand, whether it is a Pair bet)."""
 
+_SLOT_INDEX: dict[str, int] = {t: i for i, t in enumerate(BET_TYPES)}
+"""Bet type -> 0 to 4 for Player 1 to 5, 5 to 9 for Player 1 Pair to Player 5 Pair."""
+
 
 def _slot(bet_type: str) -> tuple[int, bool]:
     slot = _SLOTS.get(bet_type)
@@ -278,25 +278,42 @@ def _slot(bet_type: str) -> tuple[int, bool]:
     return slot
 
 
-def _settle(plan: _Plan, player: HandInfo, banker: HandInfo, pair_bet: bool, bet: Bet) -> BetResult:
-    stake = bet.amount
-    if pair_bet:
-        if player.pair:
-            return result(bet, _WIN, stake, stake + stake * plan.pair)
-        return result(bet, _LOSE, stake, 0)
-    reserved = plan.reservation * stake
+Terms = tuple[str, int, int, int]
+"""How a bet of one type settles in one round: ``(outcome, staked, paid_num, paid_den)`` per
+unit of stake. A bet of ``stake`` takes ``stake * staked`` from the wallet and is paid exactly
+``stake * paid_num / paid_den`` (then rounded down)."""
+
+
+def _player_terms(plan: _Plan, player: HandInfo, banker: HandInfo) -> Terms:
+    reserved = plan.reservation
     if player.rank > banker.rank:
         if player.always_special:
-            ratio = plan.win_special
+            num, den = plan.win_special
         elif banker.points == 0 or banker.points == 6:
-            ratio = plan.win
+            num, den = plan.win
         else:
-            ratio = plan.win_special if player.special else plan.win
-        return result(bet, _WIN, reserved, reserved + stake * ratio)
+            num, den = plan.win_special if player.special else plan.win
+        return _WIN, reserved, reserved * den + num, den
     if player.rank < banker.rank:
         lost = plan.lose_special if banker.special else plan.lose
-        return result(bet, _LOSE, reserved, reserved - lost * stake)
-    return result(bet, _PUSH, reserved, reserved)
+        return _LOSE, reserved, reserved - lost, 1
+    return _PUSH, reserved, reserved, 1
+
+
+def _pair_terms(plan: _Plan, player: HandInfo) -> Terms:
+    if player.pair:
+        num, den = plan.pair
+        return _WIN, 1, den + num, den
+    return _LOSE, 1, 0, 1
+
+
+def _result(bet_id: str, terms: Terms, stake: int) -> BetResult:
+    outcome, per_unit, num, den = terms
+    staked = stake * per_unit
+    if den == 1:
+        net = stake * num - staked
+        return BetResult(bet_id, outcome, net, staked, net + staked, exact_whole(net), {})
+    return paid_result(bet_id, outcome, staked, 0, stake, num, den, {})
 
 
 def settle_bet(rules: PokDengRules, hands: PokDengHands, bet: Bet) -> BetResult:
@@ -305,10 +322,12 @@ def settle_bet(rules: PokDengRules, hands: PokDengHands, bet: Bet) -> BetResult:
     index, pair_bet = _slot(bet.type)
     player, banker = hands.players[index], hands.banker
     try:
-        return _settle(plan, plan.table[player[0], player[1]], plan.table[banker[0], banker[1]], pair_bet, bet)
+        info, banker_info = plan.table[player[0], player[1]], plan.table[banker[0], banker[1]]
     except (KeyError, IndexError, TypeError):
         parse_cards((*player, *banker))  # names the bad card
         raise CardError(f"bet {bet.id}: hand {index + 1} and the Banker need two cards each") from None
+    terms = _pair_terms(plan, info) if pair_bet else _player_terms(plan, info, banker_info)
+    return _result(bet.id, terms, bet.amount)
 
 
 def reservation(rules: PokDengRules, bet_type: str, amount: int) -> int:
@@ -321,8 +340,9 @@ def reservation(rules: PokDengRules, bet_type: str, amount: int) -> int:
 def validate_bets(rules: PokDengRules, bets: Sequence[Bet]) -> None:
     """Every rule a set of accepted bets must satisfy: known type, amount within the table's
     limits, no seat and no mode, unique ids."""
-    check_unique_ids(bets)
     limits = rules.limits
+    if len({bet.id for bet in bets}) != len(bets):
+        check_unique_ids(bets)
     for bet in bets:
         # The common case in one test; anything else goes through the shared checks for its message.
         limit = limits.get(bet.type)
@@ -404,14 +424,30 @@ class PokDengRound:
             self.hands()  # raises IncompleteRound, naming the hand that waits
         plan = _plan(self.rules)
         table = plan.table
-        players = [(c[i], c[i + 6]) for i in range(HANDS)]
+        players = [(c[0], c[6]), (c[1], c[7]), (c[2], c[8]), (c[3], c[9]), (c[4], c[10])]
         banker_cards = (c[5], c[11])
         infos = [table[h] for h in players]
         banker = table[banker_cards]
+        terms: list[Terms | None] = [None] * len(BET_TYPES)
+        whole = exact_whole
         results = []
         for bet in self.bets:
-            index, pair_bet = _slot(bet.type)
-            results.append(_settle(plan, infos[index], banker, pair_bet, bet))
+            slot = _SLOT_INDEX.get(bet.type)
+            if slot is None:
+                _slot(bet.type)  # raises, naming the bet type
+                continue
+            t = terms[slot]
+            if t is None:
+                t = terms[slot] = (_player_terms(plan, infos[slot], banker) if slot < HANDS
+                                   else _pair_terms(plan, infos[slot - HANDS]))
+            outcome, per_unit, num, den = t
+            stake = bet.amount
+            staked = stake * per_unit
+            if den == 1:  # _result, inlined: the hot path
+                net = stake * num - staked
+                results.append(BetResult(bet.id, outcome, net, staked, net + staked, whole(net), {}))
+            else:
+                results.append(paid_result(bet.id, outcome, staked, 0, stake, num, den, {}))
         return Settlement(tuple(results), _roadmap(table, players, banker_cards))
 
     def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
