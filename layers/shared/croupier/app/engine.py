@@ -20,11 +20,8 @@ def bet_from_item(item: dict[str, Any]) -> Bet:
 
 
 def bet_to_item(bet: Bet) -> dict[str, Any]:
-    out: dict[str, Any] = {"bet_id": bet.id, "player": bet.player, "type": bet.type, "amount": bet.amount}
-    if bet.seat is not None:
-        out["seat"] = bet.seat
-    if bet.mode is not None:
-        out["mode"] = bet.mode
+    out = bet.to_dict()
+    out["bet_id"] = out.pop("id")
     return out
 
 

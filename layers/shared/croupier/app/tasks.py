@@ -53,3 +53,23 @@ def run_settlement_task(task: SettlementTask) -> dict[str, Any]:
     if task.op == "finish-settlement":
         return service.finish_settlement(task.round_id)
     return service.finish_void(task.round_id)
+
+
+def task_function(model: type[BaseModel], run: Any) -> Any:
+    """The Powertools-decorated ``lambda_handler`` of a workflow task function: the event is parsed
+    by ``model`` (a bad event fails the task with the validation error) and given to ``run``."""
+    from aws_lambda_powertools import Logger, Metrics, Tracer
+    from aws_lambda_powertools.utilities.parser import event_parser
+
+    logger, tracer, metrics = Logger(), Tracer(), Metrics()
+
+    @logger.inject_lambda_context
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    @event_parser(model=model)
+    def lambda_handler(event: Any, context: Any) -> dict[str, Any]:
+        logger.append_keys(round_id=event.round_id, op=event.op, shard=getattr(event, "shard", None))
+        result: dict[str, Any] = run(event)
+        return result
+
+    return lambda_handler
