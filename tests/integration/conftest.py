@@ -14,7 +14,7 @@ from croupier.local.client import Client
 from croupier.local.demo import Demo
 from croupier.local.stack import LocalStack, project_root
 
-TIMERS = {"countdown": 2, "decision": 1, "follow": 1, "insurance": 1, "pause_void": 30}
+TIMERS = {"countdown": 5, "decision": 1, "follow": 1, "insurance": 1, "pause_void": 30}
 _counter = itertools.count(1)
 START = 100_000
 
