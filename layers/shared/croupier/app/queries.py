@@ -86,8 +86,9 @@ def _decode(cursor: str | None) -> dict[str, Any] | None:
 
 
 def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    """Per bet: table, game, round, time, amounts, outcome, payout; the round's cards and hands come
-    from ``GET /rounds/{id}``; balances before and after from the wallet's ledger."""
+    """The player's bet record, newest first, paged: per bet the table, game, round, time, amounts,
+    outcome and payout, the balance after its settlement (from the ledger), and per round its cards
+    and hands and the decisions taken."""
     kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
                               "ExpressionAttributeValues": {":p": f"PLAYER#{player}"}, "ScanIndexForward": False,
                               "Limit": limit}
@@ -98,8 +99,33 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     items = [store.plain(i) for i in page.get("Items", [])]
     fields = ("bet_id", "round_id", "table_id", "game", "type", "seat", "mode", "amount", "taken", "status",
               "placed_at", "result")
-    return {"bets": [{k: i.get(k) for k in fields if i.get(k) is not None} for i in items],
-            "cursor": _encode(page.get("LastEvaluatedKey"))}
+    bets, rounds = [], {}
+    for item in items:
+        entry = {k: item.get(k) for k in fields if item.get(k) is not None}
+        kind = {"settled": "settle", "refunded": "refund"}.get(item["status"])
+        if kind:
+            key = {"pk": f"WALLET#{player}", "sk": f"OP#bet:{item['bet_id']}:{kind}"}
+            marker = store.get(store.wallet_table(), key)
+            if marker:
+                entry["balance_after"] = int(marker["balance_after"])
+        bets.append(entry)
+        if item["round_id"] not in rounds:
+            rounds[item["round_id"]] = _round_record(item["round_id"])
+    return {"bets": bets, "rounds": rounds, "cursor": _encode(page.get("LastEvaluatedKey"))}
+
+
+def _round_record(round_id: str) -> dict[str, Any]:
+    rnd = store.get(store.game_table(), store.round_key(round_id), consistent=False)
+    if rnd is None:
+        return {}
+    out: dict[str, Any] = {"status": rnd["status"], "round_in_shoe": rnd.get("round_in_shoe"),
+                           "created_at": rnd.get("created_at")}
+    if rnd["status"] == "settled":
+        out["hands"] = (rnd.get("settlement") or {}).get("hands")
+        out["decisions"] = [e["action"] for e in rnd.get("events", []) if "action" in e]
+    elif rnd["status"] == "voided":
+        out["void_reason"] = rnd.get("void_reason")
+    return out
 
 
 def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
