@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--seed", type=int, default=1, help="seed of the shuffles and the random bets")
     sm.add_argument("--rules", default=None, help="JSON object of rule overrides")
     sm.add_argument("--json", action="store_true", help="print the figures as JSON")
+    sm.add_argument("--exact", action="store_true", help="blackjack: also compute the seat bet's exact RTP (seconds)")
+    sm.add_argument("--replay-every", type=int, default=1, metavar="N",
+                    help="replay one round's transcript in N (default 1: every round)")
     sm.set_defaults(func=_lazy("croupier.simulate", "run"))
 
     au = sub.add_parser("audit", help="check a whole store: wallets equal ledgers, every bet settled once, "
