@@ -21,7 +21,7 @@ Game = Literal["deluxe-blackjack", "blackjack", "baccarat", "pok-deng"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Limit(_Model):
@@ -59,7 +59,7 @@ class PairPaytable(_Model):
     coloured: Ratio | None = None
     perfect: Ratio | None = None
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     @model_validator(mode="after")
     def _one_kind(self) -> PairPaytable:

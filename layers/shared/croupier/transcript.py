@@ -35,7 +35,7 @@ class TranscriptError(CroupierError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class BetIn(_Strict):
