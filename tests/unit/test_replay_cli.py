@@ -366,16 +366,12 @@ def test_missing_argument_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
     assert "file" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason="a transcript file that is not UTF-8 escapes cmd_replay as UnicodeDecodeError "
-                                       "(traceback, exit 1) instead of one line and exit 2")
 def test_a_file_that_is_not_utf8_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, b'{"game": "baccarat", "bets": [], "cards": ["\xff\xfe"]}')
     code, out, err = run_main(capsys, path)
     assert_one_line_error(code, out, err)
 
 
-@pytest.mark.xfail(strict=True, reason="deeply nested JSON raises RecursionError out of Transcript.parse_json "
-                                       "(traceback, exit 1) instead of one line and exit 2")
 def test_deeply_nested_json_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, "[" * 100_000 + "]" * 100_000)
     code, out, err = run_main(capsys, path)

@@ -16,10 +16,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"croupier: error: {message}\n")
 
 
-def _read(path: str) -> str:
+def _read(path: str) -> bytes | str:
+    """The raw bytes: decoding (UTF-8) is the transcript parser's job, with its clear errors."""
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
+        stream = getattr(sys.stdin, "buffer", None)  # a text-only stdin (tests, embedding) is read as text
+        return stream.read() if stream is not None else sys.stdin.read()
+    with open(path, "rb") as handle:
         return handle.read()
 
 

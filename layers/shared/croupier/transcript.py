@@ -80,8 +80,12 @@ class Transcript(_Strict):
     def parse_json(cls, text: str | bytes) -> Transcript:
         try:
             data = json.loads(text)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise TranscriptError(f"the transcript is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+        except ValueError as exc:
             raise TranscriptError(f"the transcript is not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise TranscriptError("the transcript is nested too deeply: it must be one flat JSON object") from exc
         if not isinstance(data, dict):
             raise TranscriptError("the transcript must be one JSON object")
         return cls.parse(data)
