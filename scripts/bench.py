@@ -45,6 +45,10 @@ SECTIONS: list[Section] = [
             "bench_engines:engines"),
     Section("replay", "Replay of one round (in-process) and croupier start-up (whole process)",
             "bench_engines:replay"),
+    Section("rtp", "The exact RTP report of one rule set", "bench_proofs:rtp"),
+    Section("simulate", "The shoe simulator, one core", "bench_proofs:simulate"),
+    Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
+            "bench_proofs:stack"),
 ]
 """Every section of ``make bench``, in the order they run. Add yours here."""
 
