@@ -4,7 +4,6 @@ session; every test uses its own tables and players, so tests do not see each ot
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,17 +11,11 @@ import pytest
 from croupier.app.audit import run_audit
 from croupier.local.client import Client
 from croupier.local.demo import Demo
-from croupier.local.stack import LocalStack, project_root
+from croupier.local.stack import LocalStack
 
 TIMERS = {"countdown": 5, "decision": 1, "follow": 1, "insurance": 1, "pause_void": 30}
 _counter = itertools.count(1)
 START = 100_000
-
-
-@pytest.fixture(scope="session")
-def stack() -> Iterator[LocalStack]:
-    with LocalStack(project_root()) as running:
-        yield running
 
 
 class Harness(Demo):

@@ -226,6 +226,17 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
         raise AppError("no bets in the request", reason="no-bets")
     if len(requests) > MAX_BETS_PER_REQUEST:
         raise AppError(f"at most {MAX_BETS_PER_REQUEST} bets per request", reason="too-many-bets")
+    # Reliability fix (tests/reliability/test_faults_exactly_once.py, test_a_bet_retried_*): a
+    # request accepted before (its first attempt died after its transaction) is answered again
+    # from the round it went into, even once betting closed or the next round opened: it is never
+    # refused as "betting closed" after its debit, nor placed (and debited) again in a new round.
+    request_key = {"pk": f"BETREQUEST#{player}#{idempotency_key}", "sk": "BETS"}
+    accepted_before = store.get(store.game_table(), request_key)
+    if accepted_before is not None:
+        round_id = accepted_before["round_id"]
+        summary = store.get(store.game_table(), {"pk": f"ROUND#{round_id}#PLAYER#{player}", "sk": "BETS"}) or {}
+        return {"round_id": round_id, "replayed": True,
+                "bets": [b for b in summary.get("bets", []) if b.get("key") == idempotency_key]}
     table = load_table(table_id)
     round_id = table.get("round_id")
     if not round_id or table.get("round_status") != "betting":
@@ -284,6 +295,9 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             new_summary["version"] = int(summary["version"]) + 1
             extra.append({"Put": {"TableName": name, "Item": new_summary, "ConditionExpression": "version = :v",
                                   "ExpressionAttributeValues": {":v": int(summary["version"])}}})
+        extra.append({"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                              "Item": {**request_key, "round_id": round_id, "table_id": table_id, "at": store.now_ms(),
+                                       "expires_at": store.now_ms() // 1000 + store.BET_RECORD_DAYS * 86400}}})
         extra.append({"ConditionCheck": {"TableName": name, "Key": store.round_key(round_id),
                                          "ConditionExpression": "#s = :betting",
                                          "ExpressionAttributeNames": {"#s": "status"},
@@ -486,8 +500,13 @@ def close_window(round_id: str, key: str) -> dict[str, Any]:
 
 
 def card_overdue(round_id: str, key: str) -> dict[str, Any]:
+    # Reliability fix (test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round):
+    # the timer pauses the round only if its engine still waits for that card. A dealing function
+    # that applied the card and died before waking the workflow leaves the workflow on this timer
+    # (``expect_key`` is only refreshed by ``advance``): the round goes on instead of being paused.
     def change(rnd: dict[str, Any]) -> None:
-        if rnd["status"] == "playing" and rnd.get("expect_key") == key:
+        if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")
+                and expectation_key(rebuild(rnd).expected) == key):
             _pause(rnd, "no card arrived in time")
 
     _mutate(round_id, change, resume=False)
@@ -567,6 +586,11 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
         return {"applied": "shoe-shuffled"}
     if event_type == "scan-failed":
         return {"applied": "nothing", "why": "a failed scan changes nothing: the dealer rescans"}
+    # Reliability fix (test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes_nothing):
+    # a scan applied before is a duplicate delivery whatever the round expects now; without this
+    # check a duplicate arriving when no card is expected was refused as unexpected and paused it.
+    if scan_id and store.get(store.game_table(), store.scan_key(table_id, scan_id)):
+        return {"applied": "nothing", "why": f"scan {scan_id} was applied before (duplicate)"}
 
     def attempt() -> dict[str, Any]:
         table = load_table(table_id)
@@ -666,8 +690,17 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
     on the player's bet behind a seat (``behind``). Extra stakes (double, split, insurance,
     follow) are debited in the same transaction as the round's new state."""
 
+    # Reliability fix (test_a_decision_that_died_after_it_was_applied_is_applied_once_when_retried):
+    # the keys of applied decisions are kept on the round, written with the decision itself; a
+    # retried request (its first attempt died after its write) is answered again, never applied a
+    # second time (to the hand deciding by then: a second double, a second hit).
+    done_key = f"{player}:{idempotency_key}" if idempotency_key else None
+
     def attempt() -> dict[str, Any]:
         rnd = load_round(round_id)
+        done = (rnd.get("decision_keys") or {}).get(done_key) if done_key else None
+        if done is not None:
+            return {"round_id": round_id, **done, "replayed": True}
         _require_playing(rnd)
         bets = [bet_from_item(b) for b in rnd.get("engine_bets", [])]
         own_seat = any(b.type == "seat" and b.seat == seat and b.player == player for b in bets)
@@ -696,6 +729,8 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         after = engine.balance_of(player)  # type: ignore[attr-defined]
         cost = (before - after) if before is not None and after is not None else 0
         rnd["events"].append(event)
+        if done_key:
+            rnd["decision_keys"] = {**(rnd.get("decision_keys") or {}), done_key: {"applied": event, "cost": cost}}
         token = rnd.get("wait_token")
         rnd["wait_token"] = None
         version = int(rnd["version"])

@@ -1,0 +1,586 @@
+"""Exactly once under crashes (issue "Trust", item 2).
+
+A Lambda may die between any two of its writes and be run again (the workflow's Retry, the queue's
+redelivery, the client's retry with the same Idempotency-Key). Whatever dies where, every bet is
+credited exactly once (its payout, or its stake on a void), every debit happens once, and a card
+is applied once. The crashes are injected at the DynamoDB client (``conftest.Faults``): the
+planned write commits, then the process "dies"; the invocation is then run again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from croupier.app import service, store, workflow
+from croupier.cards import ALL_CARDS
+from croupier.local.client import ApiError, TableDevices
+from croupier.local.demo import DealerShoe
+from tests.integration.conftest import TIMERS, Harness
+
+from .conftest import (
+    FIGURES,
+    START,
+    Crash,
+    Direct,
+    Plan,
+    audit_ok,
+    check_exactly_once,
+    crash_after,
+    ledger,
+    wait_for,
+)
+
+pytestmark = pytest.mark.reliability
+
+FULL = os.environ.get("CROUPIER_RELIABILITY_FULL") == "1"
+"""The default run crashes every write of a Deluxe round's settlement and of its refunds, one
+crash per round, and every write of the other games' settlement in one round; set
+``CROUPIER_RELIABILITY_FULL=1`` to run the one-crash-per-round matrix for every game and end,
+and the workflow's refunds too (about twice as long)."""
+
+
+# --- rounds ready to settle or to void -------------------------------------------------------
+
+
+def shuffled_deck(seed: int) -> list[str]:
+    """An 8-deck shoe in a fixed random order, less the ace of clubs ``Direct.table`` burns with."""
+    cards = [c for c in ALL_CARDS for _ in range(8)]
+    cards.remove("AC")
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+class Scenario:
+    """Rounds of one game, each with fresh players, played up to settlement (or voided midway)."""
+
+    game = ""
+    bets = 0
+
+    def __init__(self, direct: Direct) -> None:
+        self.direct = direct
+        self.count = 0
+
+    def players(self, *names: str) -> dict[str, str]:
+        self.count += 1
+        return {n: self.direct.player(n) for n in names}
+
+    def ready(self, end: str) -> tuple[str, dict[str, int]]:
+        """A round whose bets are placed and whose play is over (``end="settle"``) or that was
+        voided midway (``end="void"``); and every player's balance before it."""
+        raise NotImplementedError
+
+
+class BaccaratRounds(Scenario):
+    game, bets = "baccarat", 4
+
+    def __init__(self, direct: Direct) -> None:
+        super().__init__(direct)
+        self.table = direct.table("baccarat", name="bac")
+        self.deck = shuffled_deck(7)
+
+    def ready(self, end: str) -> tuple[str, dict[str, int]]:
+        d, p = self.direct, self.players("ana", "ben", "chloe")
+        round_id = d.start(self.table)
+        d.bet(self.table, p["ana"], [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}])
+        d.bet(self.table, p["ben"], [{"type": "player", "amount": 500}])
+        d.bet(self.table, p["chloe"], [{"type": "banker", "amount": 1001, "mode": "no-commission"}])
+        if end == "void":
+            d.play(round_id, self.table, self.deck, until=lambda step: len(service.load_round(round_id)["events"]) >= 2)
+            service.void(round_id, "misdeal")
+        else:
+            assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
+        return round_id, dict.fromkeys(p.values(), START)
+
+
+class PokDengRounds(Scenario):
+    game, bets = "pok-deng", 5
+
+    def __init__(self, direct: Direct) -> None:
+        super().__init__(direct)
+        self.table = direct.table("pok-deng", name="pd")
+        self.deck = shuffled_deck(11)
+
+    def ready(self, end: str) -> tuple[str, dict[str, int]]:
+        d, p = self.direct, self.players("dev", "eli", "fay")
+        round_id = d.start(self.table, burn=self.deck.pop(0))
+        d.bet(self.table, p["dev"], [{"type": "player-1", "amount": 1000}, {"type": "player-3", "amount": 500}])
+        d.bet(self.table, p["eli"], [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}])
+        d.bet(self.table, p["fay"], [{"type": "player-5", "amount": 2000}])
+        if end == "void":
+            d.play(round_id, self.table, self.deck, until=lambda step: len(service.load_round(round_id)["events"]) >= 3)
+            service.void(round_id, "misdeal")
+        else:
+            assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
+        return round_id, dict.fromkeys(p.values(), START)
+
+
+class DeluxeRounds(Scenario):
+    """Every kind of money a blackjack round moves: ana splits 8-8 and doubles the first split
+    hand, chloe (behind seat 1) follows the split and has a pair bet that wins."""
+
+    game, bets = "deluxe-blackjack", 3
+    CARDS = ["8S", "9C", "8D", "TD",  # seat 1, up card, seat 1, hole card
+             "3H", "TS", "2S"]  # split hand 1: 8 3 doubled, T (21); split hand 2: 8 2, stands; dealer 19
+
+    def ready(self, end: str) -> tuple[str, dict[str, int]]:
+        d, p = self.direct, self.players("ana", "chloe")
+        table = d.table(self.game, name="dlx")
+        service.sit(table, 1, p["ana"], "real")
+        round_id = d.start(table)
+        d.bet(table, p["ana"], [{"type": "seat", "seat": 1, "amount": 1000}])
+        d.bet(table, p["chloe"], [{"type": "behind", "seat": 1, "amount": 500},
+                                  {"type": "pair", "seat": 1, "amount": 100}])
+        decisions = {(1, 0): [(p["ana"], "split"), (p["ana"], "double")], (1, 1): [(p["ana"], "stand")]}
+        windows = {"window:follow:1:0:split": [(p["chloe"], 1, "follow-split", True)]}
+        until: Callable[[dict[str, Any]], bool] | None = None
+        if end == "void":
+            until = lambda step: step["key"] == "decision:1:1"  # noqa: E731 - ana has split and doubled
+        step = d.play(round_id, table, list(self.CARDS), decisions, windows, until)
+        if end == "void":
+            assert step["key"] == "decision:1:1"
+            service.void(round_id, "misdeal")
+        else:
+            assert step["kind"] == "settle"
+        return round_id, dict.fromkeys(p.values(), START)
+
+
+SCENARIOS: dict[str, type[Scenario]] = {"baccarat": BaccaratRounds, "pok-deng": PokDengRounds,
+                                         "deluxe-blackjack": DeluxeRounds}
+
+
+def _moved(players: dict[str, int]) -> int:
+    return sum(len(ledger(p)) for p in players)
+
+
+# --- settlement and void: a crash after each write in turn -----------------------------------
+
+
+@pytest.mark.parametrize("game", ["deluxe-blackjack", *(["baccarat", "pok-deng"] if FULL else [])])
+def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct: Direct, game: str) -> None:
+    rounds = SCENARIOS[game](direct)
+    round_id, start = rounds.ready("settle")
+    counting = Plan()
+    direct.run(direct.settlement(round_id), counting)  # a clean run: how many writes settlement makes
+    check_exactly_once(round_id, start)
+    writes = counting.writes
+    assert writes == rounds.bets + 1  # one transaction per bet, one to finish the round
+    for n in range(1, writes + 1):
+        round_id, start = rounds.ready("settle")
+        plan = Plan(at=n)
+        direct.run(direct.settlement(round_id), plan)
+        FIGURES["crash_scenarios"] += 1
+        assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
+        assert service.load_round(round_id)["status"] == "settled"
+        check_exactly_once(round_id, start)
+    audit_ok()
+
+
+@pytest.mark.parametrize("game", ["deluxe-blackjack", *(["baccarat", "pok-deng"] if FULL else [])])
+def test_a_void_refunds_exactly_once_when_it_dies_after_any_of_its_writes(direct: Direct, game: str) -> None:
+    rounds = SCENARIOS[game](direct)
+    round_id, start = rounds.ready("void")
+    counting = Plan()
+    direct.run(direct.settlement(round_id, "void"), counting)
+    check_exactly_once(round_id, start)
+    assert all(store.balance_of(p) == START for p in start)  # every stake back, doubles and splits included
+    writes = counting.writes
+    assert writes == rounds.bets + 1
+    for n in range(1, writes + 1):
+        round_id, start = rounds.ready("void")
+        plan = Plan(at=n)
+        direct.run(direct.settlement(round_id, "void"), plan)
+        FIGURES["crash_scenarios"] += 1
+        assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
+        assert service.load_round(round_id)["status"] == "voided"
+        check_exactly_once(round_id, start)
+        assert all(store.balance_of(p) == START for p in start)
+    audit_ok()
+
+
+EVERY_WRITE = ([(game, end) for game in SCENARIOS for end in ("settle", "void")] if FULL else
+               [("baccarat", "settle"), ("pok-deng", "settle"), ("pok-deng", "void")])
+"""By default the other games (the crash-after-write-N tests above cover both ends of a Deluxe
+round, whose settlement and refunds carry every kind of stake)."""
+
+
+@pytest.mark.parametrize("game,end", EVERY_WRITE)
+def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Direct, game: str, end: str) -> None:
+    """Each invocation dies after its first write, every time it runs: the settlement only gets
+    through one write per attempt, and still ends exactly once."""
+    rounds = SCENARIOS[game](direct)
+    round_id, start = rounds.ready(end)
+    plan = Plan(every=True)
+    direct.run(direct.settlement(round_id, end), plan)
+    FIGURES["crash_scenarios"] += 1
+    assert len(plan.crashes) == rounds.bets + 1
+    assert service.load_round(round_id)["status"] == ("settled" if end == "settle" else "voided")
+    check_exactly_once(round_id, start)
+
+
+def test_settlement_run_again_after_it_finished_moves_nothing(direct: Direct) -> None:
+    """A retry that comes after the round finished (a timed-out invocation that had in fact
+    completed, a redelivered step): every settlement and refund step again, nothing moves."""
+    rounds = BaccaratRounds(direct)
+    round_id, start = rounds.ready("settle")
+    direct.run(direct.settlement(round_id))
+    before = _moved(start)
+    direct.run(direct.settlement(round_id))
+    for task in direct.settlement(round_id, "void")[:-1]:
+        with pytest.raises(service.StateConflict):  # a settled round is never refunded
+            service.refund_shard(task.round_id, int(task.shard or 0))
+    with pytest.raises(service.StateConflict):
+        service.finish_void(round_id)
+    with pytest.raises(service.StateConflict):  # nor voided afterwards
+        service.void(round_id, "too late")
+    assert _moved(start) == before
+    check_exactly_once(round_id, start)
+    voided, vstart = rounds.ready("void")
+    direct.run(direct.settlement(voided, "void"))
+    before = _moved(vstart)
+    direct.run(direct.settlement(voided, "void"))
+    with pytest.raises(service.StateConflict):  # a voided round is never settled
+        service.settle_shard(voided, 0)
+    assert _moved(vstart) == before
+    check_exactly_once(voided, vstart)
+
+
+# --- the real workflow: its Retry recovers a settlement that died midway --------------------
+
+
+def _view(h: Harness, round_id: str) -> dict[str, Any]:
+    view: dict[str, Any] = h.supervisor.get(f"/rounds/{round_id}")
+    return view
+
+
+def _deal_until(h: Harness, devices: TableDevices, shoe: DealerShoe, round_id: str, cards: int | None = None) -> None:
+    """The dealer scans cards while the round expects them (or ``cards`` of them)."""
+    dealt = 0
+    while (cards is None or dealt < cards) and (view := _view(h, round_id))["status"] == "playing":
+        if view.get("expected", {}).get("kind") != "card":
+            break
+        devices.scan(shoe.draw(devices))
+        dealt += 1
+
+
+def _open_round(h: Harness, table: str, bets: dict[str, list[dict[str, Any]]]) -> str:
+    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    for player, wanted in bets.items():
+        h.players[player].post(f"/tables/{table}/bets", {"bets": wanted}, idempotent=True)
+    wait_for(lambda: _view(h, round_id)["status"] == "playing")
+    return round_id
+
+
+HTTP_TIMERS = {**TIMERS, "countdown": 4}
+"""A countdown long enough for players to bet over HTTP on a busy machine (2 shared cores)."""
+BACCARAT_BETS = {"ana": [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}],
+                 "ben": [{"type": "player", "amount": 500}]}
+
+
+@pytest.mark.parametrize("end", ["settle", *(["void"] if FULL else [])])
+def test_the_workflow_retries_a_settlement_that_died_after_each_write(
+        h: Harness, monkeypatch: pytest.MonkeyPatch, end: str) -> None:
+    """The deployed path: the settlement function, run by the round's workflow (16 shards), dies
+    right after each of its money movements commits, and once more after finishing the round;
+    the workflow's Retry runs it again until the round is settled exactly once. (``end="void"``,
+    in the full run, does the same to a voided round's refunds through the other Map.)"""
+    table = h.table(f"wf-{end}")
+    devices, shoe = h.open_table(table, "baccarat", 31 if end == "settle" else 32, cut_at=300,
+                                 rules={"timers": HTTP_TIMERS})
+    seen: set[str] = set()
+
+    def first_time(player: str, legs: Any, **kwargs: Any) -> bool:
+        op = legs[0][0] if legs else ""
+        fresh = kwargs.get("kind") in ("settle", "refund") and op.startswith("bet:") and op not in seen
+        seen.add(op)
+        return fresh
+
+    crashed = crash_after(monkeypatch, store, "move_money", first_time, times=100)
+    finished = crash_after(monkeypatch, service, "_transact_versioned",
+                           lambda items, extra=(): items[0][0].get("status") in ("settled", "voided"))
+    round_id = _open_round(h, table, BACCARAT_BETS)
+    if end == "void":
+        _deal_until(h, devices, shoe, round_id, cards=2)
+        h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "camera feed lost"})
+    else:
+        _deal_until(h, devices, shoe, round_id)
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=120)
+    assert final["status"] == ("settled" if end == "settle" else "voided")
+    FIGURES["crash_scenarios"] += 1
+    assert len(crashed) == 3 and len(finished) == 1  # every bet's credit, and the finish, died once
+    start = {h.players[p].subject: START for p in BACCARAT_BETS}
+    check_exactly_once(round_id, start)
+    if end == "void":
+        assert all(h.balance(p) == START for p in BACCARAT_BETS)
+    audit_ok()
+
+
+# --- bets: the request died after its transaction -----------------------------------------
+
+ANA_BETS = [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}]
+
+
+def _bet_debits(player: str) -> list[int]:
+    return [int(e["amount"]) for e in ledger(player) if e["kind"] == "bet"]
+
+
+def _bet_that_dies(direct: Direct, table: str, player: str, key: str) -> None:
+    plan = Plan(at=1)  # place_bets writes once: bets, request summary and debit in one transaction
+    with pytest.raises(Crash), direct.faults.armed(plan):
+        direct.bet(table, player, ANA_BETS, key)
+    assert plan.crashes == ["TransactWriteItems"]
+    FIGURES["crash_scenarios"] += 1
+
+
+def test_a_bet_request_that_died_after_its_transaction_debits_once_when_retried(direct: Direct) -> None:
+    table = direct.table("baccarat")
+    ana = direct.player("ana")
+    round_id = direct.start(table)
+    key = uuid.uuid4().hex
+    _bet_that_dies(direct, table, ana, key)
+    assert store.balance_of(ana) == START - 1100  # it did commit
+    again = direct.bet(table, ana, ANA_BETS, key)  # the client retries with the same Idempotency-Key
+    assert again["replayed"] is True
+    assert sorted(b["amount"] for b in again["bets"]) == [100, 1000]
+    assert _bet_debits(ana) == [-1000, -100] and store.balance_of(ana) == START - 1100
+    direct.play(round_id, table, ["9S", "8H", "KD", "KC"])
+    direct.run(direct.settlement(round_id))
+    check_exactly_once(round_id, {ana: START})
+
+
+def test_a_bet_retried_after_betting_closed_answers_the_bets_it_placed(direct: Direct) -> None:
+    """The first attempt was accepted (and debited) just before the countdown ended, then died;
+    the retry comes after the close. The bets are in the round: the retry must say so, not
+    "betting closed" (the player would believe a debited bet was refused)."""
+    table = direct.table("baccarat")
+    ana = direct.player("ana")
+    round_id = direct.start(table)
+    key = uuid.uuid4().hex
+    _bet_that_dies(direct, table, ana, key)
+    service.close_betting(round_id)
+    again = direct.bet(table, ana, ANA_BETS, key)
+    assert again["replayed"] is True and again["round_id"] == round_id
+    assert _bet_debits(ana) == [-1000, -100]
+
+
+def test_a_bet_retried_once_the_next_round_opened_is_not_placed_again(direct: Direct) -> None:
+    """A retry that arrives after its round is over and the next one is open (a client backing
+    off, a request whose first attempt stayed "in progress" until it expired) is the same
+    request: it must not become a second bet, and a second debit, in the new round."""
+    table = direct.table("baccarat")
+    ana = direct.player("ana")
+    first = direct.start(table)
+    key = uuid.uuid4().hex
+    _bet_that_dies(direct, table, ana, key)
+    direct.play(first, table, ["9S", "8H", "KD", "KC"])
+    direct.run(direct.settlement(first))
+    second = direct.start(table)
+    again = direct.bet(table, ana, ANA_BETS, key)
+    assert again["round_id"] == first and again["replayed"] is True
+    assert _bet_debits(ana) == [-1000, -100]
+    assert store.round_bets(second, int(service.load_round(second)["shards"])) == []
+    check_exactly_once(first, {ana: START})
+
+
+def test_a_bet_over_http_that_died_after_its_transaction_debits_once(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the API (Powertools idempotency in front): the bet function dies after its
+    transaction (502); the client retries with the same Idempotency-Key: the same bets, one debit."""
+    table = h.table("betcrash")
+    devices, shoe = h.open_table(table, "baccarat", 33, cut_at=300, rules={"timers": HTTP_TIMERS})
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    ana = h.players["ana"]
+    crashed = crash_after(monkeypatch, store, "move_money",
+                          lambda player, legs, **kw: kw.get("kind") == "bet" and player == ana.subject)
+    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    key = uuid.uuid4().hex
+    with pytest.raises(ApiError) as died:
+        ana.post(f"/tables/{table}/bets", {"bets": ANA_BETS}, key=key)
+    assert died.value.status == 502 and crashed
+    FIGURES["crash_scenarios"] += 1
+    assert h.balance("ana") == START - 1100
+    first = ana.post(f"/tables/{table}/bets", {"bets": ANA_BETS}, key=key)
+    second = ana.post(f"/tables/{table}/bets", {"bets": ANA_BETS}, key=key)  # and once more: Powertools' answer
+    assert first["bets"] == second["bets"] and len(first["bets"]) == 2
+    assert h.balance("ana") == START - 1100
+    wait_for(lambda: _view(h, round_id)["status"] == "playing")
+    _deal_until(h, devices, shoe, round_id)
+    wait_for(lambda: _view(h, round_id)["status"] == "settled")
+    check_exactly_once(round_id, {ana.subject: START})
+
+
+# --- decisions that move money -------------------------------------------------------------
+
+
+def _decide_and_die(direct: Direct, round_id: str, player: str, action: str, key: str) -> None:
+    plan = Plan(at=1)  # the decision's one write: the round (and the debit) in one transaction
+    with pytest.raises(Crash), direct.faults.armed(plan):
+        service.decide(round_id, player, 1, action, idempotency_key=key)
+    assert plan.crashes == ["TransactWriteItems"]
+    FIGURES["crash_scenarios"] += 1
+
+
+def test_a_decision_that_died_after_it_was_applied_is_applied_once_when_retried(direct: Direct) -> None:
+    """ana splits 8-8, doubles the first hand, hits the second: each request dies right after
+    its write, and the client retries each with its Idempotency-Key (at once, and again once the
+    round moved on to the next hand): one split, one double, one hit."""
+    table = direct.table("deluxe-blackjack")
+    ana = direct.player("ana")
+    service.sit(table, 1, ana, "real")
+    round_id = direct.start(table)
+    direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
+    cards = ["8S", "9C", "8D", "TD"]
+    assert direct.play(round_id, table, cards, until=lambda step: step["kind"] == "decision")["key"] == "decision:1:0"
+    split, double, hit = (uuid.uuid4().hex for _ in range(3))
+    _decide_and_die(direct, round_id, ana, "split", split)
+    service.decide(round_id, ana, 1, "split", idempotency_key=split)  # retried at once
+    direct.scan(table, "3H")  # the first split hand's second card: 8 3
+    assert service.advance(round_id)["key"] == "decision:1:0"
+    _decide_and_die(direct, round_id, ana, "double", double)
+    service.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried at once
+    direct.scan(table, "TS")  # the doubled hand's one card
+    direct.scan(table, "2S")  # the second split hand: 8 2
+    assert service.advance(round_id)["key"] == "decision:1:1"
+    service.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried late: hand 2 now decides
+    _decide_and_die(direct, round_id, ana, "hit", hit)
+    direct.scan(table, "5H")  # 8 2 5
+    assert service.advance(round_id)["key"] == "decision:1:1"
+    service.decide(round_id, ana, 1, "hit", idempotency_key=hit)  # retried late: must not hit again
+    service.decide(round_id, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
+    assert service.advance(round_id)["kind"] == "settle"
+    hands = service.rebuild(service.load_round(round_id)).view(reveal_hidden=True)["seats"]["1"]["hands"]
+    assert [h["cards"] for h in hands] == [["8S", "3H", "TS"], ["8D", "2S", "5H"]]
+    assert [bool(h.get("doubled")) for h in hands] == [True, False]
+    debits = [int(e["amount"]) for e in ledger(ana) if int(e["amount"]) < 0]
+    assert sorted(debits) == [-1000, -1000, -1000]  # the seat bet, the split, the double: once each
+    direct.run(direct.settlement(round_id))
+    check_exactly_once(round_id, {ana: START})
+
+
+def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = h.table("dblcrash")
+    devices, shoe = h.open_table(table, "deluxe-blackjack", 34, cut_at=300, scan_burn=False,
+                                 rules={"timers": {**HTTP_TIMERS, "decision": 5}})
+    ana = h.players["ana"]
+    ana.call("PUT", f"/tables/{table}/seats/1")
+    shoe.prepare(["6S", "9C", "5D", "TD", "9H"])  # 11 against 9 (hole 10): double, 20 wins
+    crashed = crash_after(monkeypatch, store, "move_money",
+                          lambda player, legs, **kw: kw.get("kind") == "double" and player == ana.subject)
+    round_id = _open_round(h, table, {"ana": [{"type": "seat", "seat": 1, "amount": 1000}]})
+    _deal_until(h, devices, shoe, round_id)
+    wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision")
+    key = uuid.uuid4().hex
+    with pytest.raises(ApiError) as died:
+        ana.post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, key=key)
+    assert died.value.status == 502 and crashed
+    FIGURES["crash_scenarios"] += 1
+    retried = ana.post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, key=key)
+    assert retried["cost"] in (0, 1000)
+    assert h.balance("ana") == START - 2000
+    _deal_until(h, devices, shoe, round_id)
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=60)
+    assert final["result"]["seat-1"]["cards"] == ["6S", "5D", "9H"]
+    check_exactly_once(round_id, {ana.subject: START})
+    assert h.balance("ana") == START + 2000
+
+
+# --- card events: duplicates, late and out of order; a dealing function that died ----------
+
+
+def test_card_events_delivered_twice_late_or_out_of_order_are_applied_once(h: Harness) -> None:
+    """Through the bus and the queue: a scan delivered twice at once, older scans delivered again
+    after newer ones, and every scan again once the round settled: each card is applied once."""
+    table = h.table("dupcards")
+    devices, shoe = h.open_table(table, "baccarat", 35, cut_at=300, rules={"timers": HTTP_TIMERS})
+    shoe.prepare(["9S", "8H", "KD", "KC"])  # naturals: four cards
+    drawn = lambda: h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]  # noqa: E731
+    round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
+    scans = [devices.scan(shoe.draw(devices))]
+    devices.scan("9S", scan_id=scans[0])  # delivered twice at once
+    scans += [devices.scan(shoe.draw(devices)), devices.scan(shoe.draw(devices))]
+    devices.scan("8H", scan_id=scans[1])  # older scans again, newest first (out of order)
+    devices.scan("9S", scan_id=scans[0])
+    view = _view(h, round_id)
+    assert view["hands"]["player"]["cards"] == ["9S", "KD"] and view["hands"]["banker"]["cards"] == ["8H"]
+    assert view["paused"] is False
+    scans.append(devices.scan(shoe.draw(devices)))
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v)
+    before = drawn()
+    for scan_id, card in zip(scans, ["9S", "8H", "KD", "KC"], strict=True):  # late: the round is over
+        devices.scan(card, scan_id=scan_id)
+    FIGURES["duplicate_deliveries"] += 7
+    assert drawn() == before
+    assert _view(h, round_id)["result"] == final["result"]
+    assert h.balance("ana") == START + 500
+    check_exactly_once(round_id, {h.players["ana"].subject: START})
+
+
+def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes_nothing(direct: Direct) -> None:
+    """At-least-once delivery: scans delivered again while the round waits for a decision (no card
+    is expected: a duplicate must not be taken for "a card nobody expects", which pauses the
+    round), and again when the next round of the table waits for its first cards."""
+    table = direct.table("deluxe-blackjack")
+    ana = direct.player("ana")
+    service.sit(table, 1, ana, "real")
+    first = direct.start(table)
+    direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
+    service.close_betting(first)
+    scans = [(uuid.uuid4().hex[:16], card) for card in ("TS", "9C", "7D", "TD")]  # 17 against 9, hole 10
+    for scan_id, card in scans:
+        direct.scan(table, card, scan_id)
+    assert service.advance(first)["key"] == "decision:1:0"
+    for scan_id, card in reversed(scans):
+        assert direct.scan(table, card, scan_id)["applied"] == "nothing"
+    rnd = service.load_round(first)
+    assert rnd["paused"] is False, rnd.get("pause_reason")
+    assert [e["card"] for e in rnd["events"]] == ["TS", "9C", "7D", "TD"]
+    service.decide(first, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
+    assert service.advance(first)["kind"] == "settle"
+    direct.run(direct.settlement(first))
+    second = direct.start(table)
+    direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
+    assert service.close_betting(second)["kind"] == "card"
+    for scan_id, card in scans:
+        assert direct.scan(table, card, scan_id)["applied"] == "nothing"
+    rnd = service.load_round(second)
+    assert rnd["events"] == [] and rnd["paused"] is False
+    FIGURES["duplicate_deliveries"] += 8
+    assert direct.play(second, table, ["TH", "9D", "TC", "8C"], {(1, 0): [(ana, "stand")]})["kind"] == "settle"
+    direct.run(direct.settlement(second))
+    check_exactly_once(first, {ana: START}, balances=False)
+    check_exactly_once(second, {ana: START}, balances=False)
+    assert store.balance_of(ana) == START - 1000 + 1000  # 17 lost to 19, then 20 beat 18
+
+
+def test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dealing function applies the third card and dies before it wakes the workflow; the
+    queue redelivers the event (a duplicate now) with the next one. The workflow, never woken,
+    waits for its card timer: when it runs out the round must go on (the card is there), not be
+    paused as if no card had come (and then voided)."""
+    table = h.table("deadcard")
+    devices, shoe = h.open_table(table, "baccarat", 37, cut_at=300,
+                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 5}})
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    armed = {"on": False}
+    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
+    devices.scan(shoe.draw(devices))
+    devices.scan(shoe.draw(devices))
+    wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])
+    armed["on"] = True
+    devices.scan(shoe.draw(devices))  # applied, then the function dies
+    armed["on"] = False
+    assert crashed
+    FIGURES["crash_scenarios"] += 1
+    devices.scan(shoe.draw(devices))  # the queue delivers the failed event again, then this one
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=60)
+    assert final["status"] == "settled", final
+    assert final["result"]["player"]["cards"] == ["9S", "KD"]
+    assert h.balance("ana") == START + 500

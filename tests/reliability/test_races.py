@@ -1,0 +1,299 @@
+"""Races (issue "Trust", item 3).
+
+Requests that reach the service at the same moment, as they would from many Lambda execution
+environments at once (the local stack's API runs one invocation per function at a time, so these
+tests call ``croupier.app.service`` from threads, each with its own DynamoDB client, released
+together by a barrier): one wallet never overdraws, one seat gets one player, one hand takes one
+decision, and a bet racing the end of the countdown is in the round or refused, never lost.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from croupier.app import queries, service, store
+from croupier.app.errors import Funds, StateConflict
+from croupier.errors import CroupierError
+from tests.integration.conftest import Harness
+
+from .conftest import (
+    FIGURES,
+    START,
+    Direct,
+    Lockstep,
+    audit_ok,
+    check_exactly_once,
+    ledger,
+    wait_for,
+)
+
+pytestmark = pytest.mark.reliability
+
+_clients = threading.Lock()
+
+
+def _own_client() -> None:
+    """This thread's DynamoDB client, created one thread at a time (boto3's default session,
+    which creates them, is not thread-safe; the clients are)."""
+    with _clients:
+        store.client()
+
+
+def race(calls: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
+    """Run ``calls`` at the same moment, one thread each. Each outcome is ``("ok", result)`` or
+    ``("refused", error)`` for a domain refusal (or a write that kept losing its race: "try
+    again"); anything else fails the test."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], Any]) -> tuple[str, Any]:
+        _own_client()
+        barrier.wait()
+        try:
+            return "ok", call()
+        except (CroupierError, store.Conflict) as exc:
+            return "refused", exc
+
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        outcomes = list(pool.map(run, calls))
+    FIGURES["concurrent_requests"] += len(calls)
+    return outcomes
+
+
+def _keys_moved(player: str) -> list[str]:
+    """The idempotency key of every bet debit and withdrawal in the player's ledger."""
+    keys = []
+    for entry in ledger(player):
+        op = entry["op"]
+        if entry["kind"] == "bet":
+            keys.append(op.rsplit(":stake:", 1)[1])
+        elif entry["kind"] == "withdrawal":
+            keys.append(op.split(":", 1)[1])
+    return keys
+
+
+# --- one wallet ------------------------------------------------------------------------------
+
+
+def test_thirty_concurrent_requests_on_one_wallet_never_overdraw_it(direct: Direct) -> None:
+    """30 requests at once on a wallet of 10,000: 25 bets (700 to 2,100 each, on two tables'
+    rounds, several adding to the same bet) and 5 withdrawals. Only some fit: what is debited never
+    exceeds the balance, each accepted request moved its amount once, each refused one nothing,
+    and a request refused for funds was refused because the balance really was short."""
+    funded = 10_000
+    ana = direct.player("ana", funded)
+    tables = [direct.table("baccarat", name=f"w{i}") for i in range(2)]
+    rounds = [direct.start(t) for t in tables]
+    rng = random.Random(3)
+    plan: list[tuple[str, str, int, str, str]] = []  # (kind, key, amount, table, bet type)
+    for i in range(30):
+        key = f"k{i:02d}-{uuid.uuid4().hex[:6]}"
+        amount = rng.choice([700, 900, 1300, 1700, 2100])
+        table = tables[i % 2]
+        plan.append(("withdrawal" if i % 6 == 5 else "bet", key, amount, table, rng.choice(["player", "banker"])))
+
+    def call(kind: str, key: str, amount: int, table: str, bet_type: str) -> Callable[[], Any]:
+        if kind == "withdrawal":
+            return lambda: queries.move(ana, -amount, "withdrawal", key, "race")
+        return lambda: direct.bet(table, ana, [{"type": bet_type, "amount": amount}], key)
+
+    outcomes = race([call(*p) for p in plan])
+    accepted = [p for p, (status, _) in zip(plan, outcomes, strict=True) if status == "ok"]
+    refused = [(p, err) for p, (status, err) in zip(plan, outcomes, strict=True) if status == "refused"]
+    final = store.balance_of(ana)
+    debited = sum(p[2] for p in accepted)
+    assert accepted and refused, "the amounts are chosen so that only some requests fit"
+    assert 0 <= final == funded - debited
+    assert sorted(_keys_moved(ana)) == sorted(p[1] for p in accepted)  # accepted once each, refused never
+    for p, err in refused:
+        short = isinstance(err, Funds) or getattr(err, "reason", "") == "insufficient-balance"
+        busy = isinstance(err, store.Conflict) or (isinstance(err, StateConflict) and err.reason == "busy")
+        assert short or busy, err
+        if short:  # the balance only went down: it is still short of what was refused
+            assert final < p[2], f"{p[1]} was refused for funds but {p[2]} still fits in {final}"
+    for round_id, table in zip(rounds, tables, strict=True):  # each round holds what was accepted for it
+        want: dict[str, int] = defaultdict(int)
+        for kind, _, amount, t, bet_type in accepted:
+            if kind == "bet" and t == table:
+                want[bet_type] += amount
+        bets = store.round_bets(round_id, int(service.load_round(round_id)["shards"]))
+        assert {b["type"]: int(b["taken"]) for b in bets} == dict(want)
+    for round_id in rounds:  # void them: every stake comes back, exactly once
+        service.close_betting(round_id)
+        service.void(round_id, "test over")
+        direct.run(direct.settlement(round_id, "void"))
+        check_exactly_once(round_id, {ana: funded}, balances=False)
+    withdrawn = sum(p[2] for p in accepted if p[0] == "withdrawal")
+    assert store.balance_of(ana) == funded - withdrawn
+    audit_ok()
+
+
+# --- one seat, one hand ----------------------------------------------------------------------
+
+
+def test_players_racing_for_one_seat_exactly_one_sits(direct: Direct) -> None:
+    table = direct.table("deluxe-blackjack", name="seats")
+    for seat in range(1, 8):
+        racers = [direct.player(f"p{seat}x{i}") for i in range(2 + seat % 3)]  # 2 to 4 players per seat
+        outcomes = race([lambda p=p, s=seat: service.sit(table, s, p, "real") for p in racers])
+        winners = [p for p, (status, _) in zip(racers, outcomes, strict=True) if status == "ok"]
+        assert len(winners) == 1, outcomes
+        for status, err in outcomes:
+            if status == "refused":
+                assert err.reason in ("seat-taken", "busy"), err
+        assert service.load_table(table)["seats"][str(seat)]["player"] == winners[0]
+
+
+def _blackjack_decision(direct: Direct, name: str) -> tuple[str, str, str]:
+    """A Deluxe round where ana (seat 1) holds 6 5 against a 9 (hole card 10) and must decide."""
+    table = direct.table("deluxe-blackjack", name=name)
+    ana = direct.player("ana")
+    service.sit(table, 1, ana, "real")
+    round_id = direct.start(table)
+    direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
+    step = direct.play(round_id, table, ["6S", "9C", "5D", "TD"], until=lambda s: s["kind"] == "decision")
+    assert step["key"] == "decision:1:0"
+    return table, ana, round_id
+
+
+@pytest.mark.parametrize("first,second", [("double", "double"), ("double", "hit"), ("hit", "stand"),
+                                          ("double", "timer")])
+def test_two_decisions_racing_on_one_hand_exactly_one_applies(direct: Direct, first: str, second: str) -> None:
+    """Two devices of one player (or the player and the decision timer) act on the same hand at
+    the same moment: one decision is applied, the other refused; one debit if a double won."""
+    table, ana, round_id = _blackjack_decision(direct, f"{first}-{second}")
+    before = len(service.load_round(round_id)["events"])
+
+    def act(action: str) -> Callable[[], Any]:
+        if action == "timer":
+            return lambda: service.decision_timeout(round_id, "decision:1:0")
+        return lambda: service.decide(round_id, ana, 1, action, idempotency_key=uuid.uuid4().hex)
+
+    outcomes = race([act(first), act(second)])
+    events = service.load_round(round_id)["events"][before:]
+    actions = [e["action"]["action"] for e in events if "action" in e]
+    assert len(actions) == 1, events
+    if second == "timer":
+        assert (outcomes[0][0] == "ok") == (actions == ["double"])
+    elif first != second:
+        assert [status for status, _ in outcomes].count("ok") == 1, outcomes
+        assert next(r for status, r in outcomes if status == "ok")["applied"]["action"]["action"] == actions[0]
+    else:
+        # The same decision twice at once: one is applied; the other is refused, or (both computed
+        # the same money movement, whose marker the first wrote) answered as that same decision.
+        assert all(r["applied"]["action"]["action"] == first for status, r in outcomes if status == "ok"), outcomes
+    doubles = [int(e["amount"]) for e in ledger(ana) if e["kind"] == "double"]
+    assert doubles == ([-1000] if actions == ["double"] else [])
+    step = direct.play(round_id, table, ["9H", "2C", "3C", "4C"],
+                       decisions={(1, 0): [(ana, "stand")] * 3})
+    assert step["kind"] == "settle"
+    direct.run(direct.settlement(round_id))
+    check_exactly_once(round_id, {ana: START})
+
+
+# --- settlement racing itself, a void racing the settlement ----------------------------------
+
+
+def test_concurrent_runs_of_a_settlement_credit_each_bet_once(direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step run twice at once (a retry started while the first, slow, attempt still runs): three
+    copies of the whole settlement race, in lockstep (each has read a bet as open and its credit
+    as not done before any of them writes); every bet is credited once."""
+    table = direct.table("baccarat", name="dup")
+    players = {n: direct.player(n) for n in ("ana", "ben", "chloe")}
+    round_id = direct.start(table)
+    for i, (name, player) in enumerate(players.items()):
+        direct.bet(table, player, [{"type": ["banker", "player", "tie"][i], "amount": 1000 + i},
+                                   {"type": "player-pair", "amount": 100}])
+        assert name
+    direct.play(round_id, table, ["9S", "8H", "KD", "KC"])
+    Lockstep(3).install(monkeypatch, frozenset({"TransactWriteItems"}))
+    race([lambda: direct.run(direct.settlement(round_id)) for _ in range(3)])
+    assert service.load_round(round_id)["status"] == "settled"
+    check_exactly_once(round_id, dict.fromkeys(players.values(), START))
+
+
+def test_a_void_racing_the_settlement_either_voids_or_settles_never_both(direct: Direct) -> None:
+    """The supervisor voids as the last card makes the round settle: either the void wins (every
+    stake back) or the settlement does (the void is refused); never a bit of each."""
+    table = direct.table("baccarat", name="voidrace")
+    for trial in range(3):
+        ana, ben = direct.player(f"ana{trial}"), direct.player(f"ben{trial}")
+        round_id = direct.start(table)
+        direct.bet(table, ana, [{"type": "banker", "amount": 1000}])
+        direct.bet(table, ben, [{"type": "player", "amount": 700}])
+        direct.play(round_id, table, ["9S", "8H", "KD"],
+                    until=lambda step, r=round_id: len(service.load_round(r)["events"]) == 3)
+        direct.scan(table, "KC")  # the last card: the round settles at its next step
+        raced = race([lambda r=round_id: service.advance(r), lambda r=round_id: service.void(r, "race")])
+        status = service.load_round(round_id)["status"]
+        assert status in ("settling", "voiding"), status
+        assert (raced[1][0] == "ok") == (status == "voiding"), raced
+        direct.run(direct.settlement(round_id, "settle" if status == "settling" else "void"))
+        check_exactly_once(round_id, {ana: START, ben: START})
+
+
+# --- bets against the end of the countdown -------------------------------------------------
+
+
+def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h: Harness) -> None:
+    """Eight clients keep betting (six players, random bets) while the round's workflow closes
+    the countdown. Every accepted bet is in the round and settled exactly once; every refused one
+    moved nothing; the store balances."""
+    table = h.table("hammer")
+    devices, shoe = h.open_table(table, "baccarat", 51, cut_at=300)
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    players = [client.subject for client in h.players.values()]
+    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    lock = threading.Lock()
+    accepted: list[tuple[str, str, list[dict[str, Any]]]] = []
+    refused: list[tuple[str, str, str]] = []
+
+    def hammer(worker: int) -> None:
+        _own_client()
+        rng = random.Random(worker)
+        player = players[worker % len(players)]
+        for n in range(10_000):
+            key = f"w{worker}-{n}-{uuid.uuid4().hex[:6]}"
+            bets = [{"type": rng.choice(["player", "banker", "tie"]), "amount": rng.randrange(100, 2000)}]
+            try:
+                service.place_bets(table, player, "real", bets, key)
+            except CroupierError as exc:
+                with lock:
+                    refused.append((player, key, exc.reason))
+                if exc.reason == "betting-closed":
+                    return
+                continue
+            with lock:
+                accepted.append((player, key, bets))
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(hammer, range(8)))
+    assert time.monotonic() - started < 60
+    FIGURES["concurrent_requests"] += len(accepted) + len(refused)
+    assert accepted and any(reason == "betting-closed" for _, _, reason in refused)
+    wait_for(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "playing")
+    for _ in range(4):
+        devices.scan(shoe.draw(devices))
+    wait_for(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "settled")
+    moved = {player: _keys_moved(player) for player in players}
+    for player, key, _ in accepted:
+        assert moved[player].count(key) == 1
+    for player, key, _ in refused:
+        assert key not in moved[player]
+    staked: dict[tuple[str, str], int] = defaultdict(int)
+    for player, _, bets in accepted:
+        for bet in bets:
+            staked[(player, bet["type"])] += int(bet["amount"])
+    in_round = store.round_bets(round_id, int(service.load_round(round_id)["shards"]))
+    assert {(b["player"], b["type"]): int(b["taken"]) for b in in_round} == dict(staked)
+    check_exactly_once(round_id, dict.fromkeys(players, START))
+    audit_ok()
