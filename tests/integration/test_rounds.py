@@ -8,7 +8,7 @@ import pytest
 from croupier.local.client import ApiError
 from croupier.local.demo import blackjack_round_plan
 
-from .conftest import START, Harness, nets
+from .conftest import START, TIMERS, Harness, nets
 
 pytestmark = pytest.mark.integration
 
@@ -47,7 +47,9 @@ def test_pok_deng_round_reserves_twice_and_returns_what_was_not_lost(h: Harness)
 
 def test_deluxe_round_with_insurance_split_double_follows_and_a_timeout(h: Harness) -> None:
     table = h.table("dlx")
-    devices, shoe = h.open_table(table, "deluxe-blackjack", 3, cut_at=300, scan_burn=False)
+    # windows and timers long enough for the answers to arrive on a loaded machine
+    slow = {"timers": {**TIMERS, "insurance": 5, "follow": 5, "decision": 4}}
+    devices, shoe = h.open_table(table, "deluxe-blackjack", 3, cut_at=300, scan_burn=False, rules=slow)
     h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
     h.players["ben"].call("PUT", f"/tables/{table}/seats/2")
     shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
