@@ -114,9 +114,9 @@ class _Plan(NamedTuple):
     banker_pair: Parts
     side: dict[str, tuple[Parts, Parts | None]]
     """Offered side bet -> (its ratio, Lucky 6's three-card ratio or None)."""
-    accepted: dict[tuple[str, str | None], tuple[int, int, float]]
+    accepted: dict[tuple[str, str | None], tuple[int, int, int]]
     """(bet type, mode) of an offered bet with table limits -> (minimum, maximum, last round of a
-    shoe it is offered in, ``inf`` for every round)."""
+    shoe it is offered in, :data:`EVERY_ROUND` for every round)."""
     totals: bool
     """A Player/Banker limit is configured: bets are summed per player."""
 
@@ -124,14 +124,18 @@ class _Plan(NamedTuple):
 _PLANS: dict[int, tuple[BaccaratRules, _Plan]] = {}
 
 
-def _accepted(rules: BaccaratRules) -> dict[tuple[str, str | None], tuple[int, int, float]]:
-    out: dict[tuple[str, str | None], tuple[int, int, float]] = {}
+EVERY_ROUND = 1 << 62
+"""No round limit (a shoe has at most a few hundred rounds)."""
+
+
+def _accepted(rules: BaccaratRules) -> dict[tuple[str, str | None], tuple[int, int, int]]:
+    out: dict[tuple[str, str | None], tuple[int, int, int]] = {}
     for kind in (*BET_TYPES[:5], *rules.side_bets):
         limit: Limit | None = rules.limits.get(kind)
         if limit is None:
             continue
         side = rules.side_bets.get(kind)  # type: ignore[call-overload]
-        last = float("inf") if side is None or side.max_round is None else side.max_round
+        last = EVERY_ROUND if side is None or side.max_round is None else side.max_round
         modes: tuple[str | None, ...] = (None,)
         if kind == "banker":
             modes = (*rules.modes, None) if "commission" in rules.modes else tuple(rules.modes)
