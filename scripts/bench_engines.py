@@ -297,24 +297,8 @@ def _rate(key: str, label: str, count: int, timing: Timing, target: float, what:
 
 # --- replay ----------------------------------------------------------------------------------
 
-EXAMPLE = {  # replay.md's example
-    "game": "deluxe-blackjack",
-    "rules": {},
-    "round_in_shoe": 1,
-    "balances": {"p1": 100000},
-    "bets": [
-        {"id": "b1", "player": "p1", "type": "seat", "seat": 1, "amount": 1000},
-        {"id": "b2", "player": "p2", "type": "behind", "seat": 1, "amount": 500},
-        {"id": "b3", "player": "p2", "type": "pair", "seat": 1, "amount": 100},
-    ],
-    "cards": ["8S", "9H", "8C", "7H", "TS", "KD", "TD"],
-    "actions": [
-        {"seat": 1, "action": "split"},
-        {"player": "p2", "seat": 1, "action": "follow-split"},
-        {"seat": 1, "action": "stand"},
-        {"seat": 1, "action": "stand"},
-    ],
-}
+# replay.md's example
+EXAMPLE = json.loads((Path(__file__).resolve().parents[1] / "tests" / "data" / "replay-md-example.json").read_text())
 
 
 def _transcript_of(engine: Any, balances: dict[str, int] | None = None) -> str:

@@ -7,6 +7,7 @@ import json
 import pickle
 import random
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -988,24 +989,8 @@ def test_a_refused_action_changes_nothing() -> None:
 # --- transcripts -----------------------------------------------------------------------------
 
 
-REPLAY_EXAMPLE = {
-    "game": "deluxe-blackjack",
-    "rules": {},
-    "round_in_shoe": 1,
-    "balances": {"p1": 100000},
-    "bets": [
-        {"id": "b1", "player": "p1", "type": "seat", "seat": 1, "amount": 1000},
-        {"id": "b2", "player": "p2", "type": "behind", "seat": 1, "amount": 500},
-        {"id": "b3", "player": "p2", "type": "pair", "seat": 1, "amount": 100},
-    ],
-    "cards": ["8S", "9H", "8C", "7H", "TS", "KD", "TD"],
-    "actions": [
-        {"seat": 1, "action": "split"},
-        {"player": "p2", "seat": 1, "action": "follow-split"},
-        {"seat": 1, "action": "stand"},
-        {"seat": 1, "action": "stand"},
-    ],
-}
+# replay.md's example
+REPLAY_EXAMPLE = json.loads((Path(__file__).parents[1] / "data" / "replay-md-example.json").read_text())
 
 
 def test_replay_md_example() -> None:

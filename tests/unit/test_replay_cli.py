@@ -19,24 +19,8 @@ from croupier.cli import main
 CROUPIER = Path(sys.executable).parent / "croupier"
 
 # The example of replay.md, verbatim.
-EXAMPLE: dict[str, Any] = {
-    "game": "deluxe-blackjack",
-    "rules": {},
-    "round_in_shoe": 1,
-    "balances": {"p1": 100000},
-    "bets": [
-        {"id": "b1", "player": "p1", "type": "seat", "seat": 1, "amount": 1000},
-        {"id": "b2", "player": "p2", "type": "behind", "seat": 1, "amount": 500},
-        {"id": "b3", "player": "p2", "type": "pair", "seat": 1, "amount": 100},
-    ],
-    "cards": ["8S", "9H", "8C", "7H", "TS", "KD", "TD"],
-    "actions": [
-        {"seat": 1, "action": "split"},
-        {"player": "p2", "seat": 1, "action": "follow-split"},
-        {"seat": 1, "action": "stand"},
-        {"seat": 1, "action": "stand"},
-    ],
-}
+EXAMPLE: dict[str, Any] = json.loads(
+    (Path(__file__).parents[1] / "data" / "replay-md-example.json").read_text())
 # The output replay.md states for it.
 EXAMPLE_BETS = [
     {"id": "b1", "outcome": "win", "net": 2000},
