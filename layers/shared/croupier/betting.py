@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .errors import BetRefused, RulesError
 from .games import baccarat as _baccarat
@@ -405,10 +405,10 @@ def place_bets(
         limits: Mapping[str, Limit] = {str(k): v for k, v in rules.limits.items()}
     elif isinstance(rules, BaccaratRules):
         _baccarat_bets(rules, ctx, book, requests)
-        limits = rules.limits
+        limits = cast(Mapping[str, Limit], rules.limits)
     else:
         _pokdeng_bets(rules, book, requests)
-        limits = rules.limits
+        limits = cast(Mapping[str, Limit], rules.limits)
     lines = book.changed()
     for line in lines:
         _check_limit(limits, line)

@@ -9,7 +9,7 @@ and validates the result; unknown names are an error.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -125,6 +125,10 @@ class BaccaratPayouts(_Model):
     banker_pair: Ratio = Fraction(11)
 
 
+BaccaratBetType = Literal["player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small"]
+"""The bet types of a baccarat table: the keys of its limits."""
+
+
 class BaccaratRules(_Model):
     modes: tuple[Literal["commission", "no-commission"], ...] = ("commission", "no-commission")
     payouts: BaccaratPayouts = BaccaratPayouts()
@@ -137,7 +141,7 @@ class BaccaratRules(_Model):
     """Largest allowed excess of a player's Player total over their Banker total in one round."""
     banker_limit: int | None = Field(default=None, ge=0)
     """Largest allowed excess of a player's Banker total over their Player total in one round."""
-    limits: dict[str, Limit] = {
+    limits: dict[BaccaratBetType, Limit] = {
         "player": Limit(min=100, max=1_000_000),
         "banker": Limit(min=100, max=1_000_000),
         "tie": Limit(min=100, max=100_000),
@@ -174,14 +178,19 @@ class PokDengPayouts(_Model):
     pair: Ratio = Fraction(11)
 
 
+PokDengBetType = Literal["player-1", "player-2", "player-3", "player-4", "player-5",
+                         "player-1-pair", "player-2-pair", "player-3-pair", "player-4-pair", "player-5-pair"]
+"""The bet types of a Pok Deng table (Player N and its Pair): the keys of its limits."""
+
+
 class PokDengRules(_Model):
     payouts: PokDengPayouts = PokDengPayouts()
     special_combinations: tuple[Literal["two-pictures", "consecutive", "pictures-and-ten"], ...] = ()
     reservation: int = Field(default=2, ge=1)
     """A Player N bet reserves this many times its stake (it can lose 2x)."""
-    limits: dict[str, Limit] = {
-        **{f"player-{n}": Limit(min=100, max=500_000) for n in range(1, 6)},
-        **{f"player-{n}-pair": Limit(min=100, max=50_000) for n in range(1, 6)},
+    limits: dict[PokDengBetType, Limit] = {
+        kind: Limit(min=100, max=50_000) if kind.endswith("-pair") else Limit(min=100, max=500_000)
+        for kind in get_args(PokDengBetType)
     }
     timers: Timers = Timers()
 
@@ -254,8 +263,11 @@ def describe_validation_error(exc: ValidationError) -> str:
     """One readable line from a pydantic error: ``field.path: what is wrong; ...``."""
     parts = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "input"
+        loc = err["loc"]
         msg = err["msg"]
+        if loc and loc[-1] == "[key]":  # a key of a dict of known names (a limit for a bet type the game lacks)
+            loc, msg = loc[:-1], f"unknown name ({msg})"
+        where = ".".join(str(p) for p in loc) or "input"
         if err["type"] == "extra_forbidden":
             msg = "unknown name"
         parts.append(f"{where}: {msg}")

@@ -497,6 +497,7 @@ class _BaccaratTable(_Table):
 
     def place_bets(self, number: int) -> _Round:
         rng, rules = self.rng, self.brules
+        limits = cast(Mapping[str, Limit], rules.limits)
         rnd = _Round(number)
         ctx = RoundContext(round_in_shoe=number)
         sides = ["tie", "player-pair", "banker-pair"]
@@ -509,7 +510,7 @@ class _BaccaratTable(_Table):
             requests = []
             for kind in kinds:
                 mode = rng.choice(rules.modes) if kind == "banker" else None
-                requests.append(BetRequest(kind, self.amount(rules.limits[kind]), mode=mode))
+                requests.append(BetRequest(kind, self.amount(limits[kind]), mode=mode))
             self.place(rnd, ctx, player, requests)
         return rnd
 

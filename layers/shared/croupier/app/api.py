@@ -8,13 +8,16 @@ Every refusal is a 4xx with ``{"error": {"reason": ..., "message": ...}}``.
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path, Query
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -27,7 +30,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
-from . import queries, service
+from . import queries, service, store
 from .config import settings
 from .identity import Identity, from_event
 from .models import ConfigureTable, Control, CreateTable, Decision, Money, NewShoe, PlaceBets
@@ -35,6 +38,7 @@ from .models import ConfigureTable, Control, CreateTable, Decision, Money, NewSh
 logger = Logger(service="croupier")
 
 _STATUS = {BetRefused: 422, IllegalAction: 409, UnexpectedCard: 409}
+JSON_MEDIA_TYPE = "application/json"
 _context: dict[str, Any] = {"lambda": None}
 
 
@@ -53,8 +57,38 @@ def status_of(exc: CroupierError) -> int:
     return 400
 
 
+def _json_body(text: str) -> Any:
+    """``json.loads`` of a request body. What it cannot read without being malformed JSON (a number
+    of more than Python's 4300 digits, nesting deeper than its recursion limit) is an invalid
+    request, not a server error (Powertools turns only :class:`json.JSONDecodeError` into one)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, RecursionError) as exc:
+        what = (f"a number has more than {sys.get_int_max_str_digits()} digits" if isinstance(exc, ValueError)
+                else "the JSON nests too deep")
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": what, "input": {}}]) from exc
+
+
+class _JsonBodies(OpenAPIRequestValidationMiddleware):
+    """Powertools' request validation, reading a request body as JSON only. Powertools parses a form
+    too (what curl -d and urllib send by default): a JSON body sent as one was refused with its form
+    fields' errors. A body of any media type but JSON is now refused as unsupported (415)."""
+
+    def _get_body(self, app: Any) -> dict[str, Any]:
+        content_type = app.current_event.headers.get("content-type", "").strip()
+        if content_type and not content_type.startswith(JSON_MEDIA_TYPE):
+            error = {"type": "unsupported_content_type", "loc": ("body",), "input": {}, "ctx": {},
+                     "msg": f"Unsupported content type: {content_type}"}
+            raise RequestUnsupportedContentType("Unsupported content type", errors=[error])
+        body: dict[str, Any] = super()._get_body(app)
+        return body
+
+
 def resolver() -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
+    app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=_json_body)
+    app._request_validation_middleware = _JsonBodies()
 
     @app.exception_handler(CroupierError)
     def _domain(exc: CroupierError) -> Response[Any]:
@@ -68,6 +102,11 @@ def resolver() -> APIGatewayRestResolver:
             where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
             parts.append(f"{where}: {err.get('msg')}")
         return error_response(422, "invalid-request", "; ".join(parts) or "invalid request")
+
+    @app.exception_handler(RequestUnsupportedContentType)
+    def _media_type(exc: RequestUnsupportedContentType) -> Response[Any]:
+        return error_response(415, "unsupported-media-type",
+                              f"the request body must be JSON, sent with Content-Type: {JSON_MEDIA_TYPE}")
 
     @app.exception_handler(IdempotencyValidationError)
     def _reused(exc: IdempotencyValidationError) -> Response[Any]:
@@ -93,9 +132,26 @@ def caller(app: Any) -> Identity:
     return from_event(app.current_event.raw_event)
 
 
+_persistence_layers = threading.local()
+
+
+def _persistence(name: str) -> DynamoDBPersistenceLayer:
+    """The idempotency store of one kind of request, made once per thread (a Lambda environment
+    has one): building it builds a boto3 client, which costs more than the request's own work. It
+    is configured on first use with that kind's fixed settings; per thread, because it keeps the
+    configuration of the call in progress."""
+    layers: dict[tuple[str, str, int], DynamoDBPersistenceLayer] = getattr(_persistence_layers, "by_name", None) or {}
+    _persistence_layers.by_name = layers
+    key = (name, settings().idempotency_table, store.generation())  # clients are remade after a reset
+    layer = layers.get(key)
+    if layer is None:
+        layer = layers[key] = DynamoDBPersistenceLayer(table_name=key[1])
+    return layer
+
+
 def idempotent(name: str, key: str, body: Any, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run a money-moving call once per (caller, key): a retry answers the first answer."""
-    persistence = DynamoDBPersistenceLayer(table_name=settings().idempotency_table)
+    persistence = _persistence(name)
     config = IdempotencyConfig(event_key_jmespath="key", payload_validation_jmespath="body",
                                raise_on_no_idempotency_key=True, expires_after_seconds=24 * 3600)
     config.register_lambda_context(_context["lambda"])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 MAX_AMOUNT = 10**12
 Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -24,7 +24,7 @@ class CreateTable(_In):
 
 class ConfigureTable(_In):
     rules: dict[str, Any] | None = None
-    reader_id: StrictStr | None = Field(default=None, min_length=1, max_length=64)
+    reader_id: Annotated[StrictStr, Id] | None = None
 
 
 class BetIn(_In):
@@ -41,9 +41,9 @@ class PlaceBets(_In):
 class Decision(_In):
     seat: StrictInt = Field(ge=1, le=7)
     action: Literal["hit", "stand", "double", "split", "surrender", "insurance", "follow-double", "follow-split"]
-    behind: bool = Field(default=False, description="the answer is for your bet behind this seat")
-    hand: Literal[0, 1] | None = None
-    preselect: bool = Field(default=False, description="store it for the start of your turn")
+    behind: StrictBool = Field(default=False, description="the answer is for your bet behind this seat")
+    hand: StrictInt | None = Field(default=None, ge=0, le=1, description="which hand of a split seat: 0 or 1")
+    preselect: StrictBool = Field(default=False, description="store it for the start of your turn")
 
 
 class Money(_In):

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import store
 from .engine import rebuild
-from .errors import AppError, Funds, NotFound
+from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
 
 
@@ -73,16 +73,28 @@ def _encode(key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(store.plain(key)).encode()).decode() if key else None
 
 
-def _decode(cursor: str | None) -> dict[str, Any] | None:
+_CURSOR_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk"})
+"""What a query of the ``by-player`` index answers as ``LastEvaluatedKey``: the item's key and its index key."""
+
+
+def _decode(cursor: str | None, player: str) -> dict[str, Any] | None:
+    """The ``ExclusiveStartKey`` of a cursor :func:`_encode` gave out for this player's bet record:
+    anything else (other attributes, not strings, another partition) is refused, never sent to DynamoDB."""
     if not cursor:
         return None
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
     except ValueError as exc:
         raise AppError("cursor is not one this API gave out", reason="bad-cursor") from exc
-    if not isinstance(data, dict):
+    if (not isinstance(data, dict) or data.keys() != _CURSOR_KEYS
+            or not all(isinstance(value, str) and value for value in data.values())
+            or data["gsi1pk"] != _player_partition(player)):
         raise AppError("cursor is not one this API gave out", reason="bad-cursor")
     return data
+
+
+def _player_partition(player: str) -> str:
+    return f"PLAYER#{player}"
 
 
 def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
@@ -90,9 +102,9 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     outcome and payout, the balance after its settlement (from the ledger), and per round its cards
     and hands and the decisions taken."""
     kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
-                              "ExpressionAttributeValues": {":p": f"PLAYER#{player}"}, "ScanIndexForward": False,
-                              "Limit": limit}
-    start = _decode(cursor)
+                              "ExpressionAttributeValues": {":p": _player_partition(player)},
+                              "ScanIndexForward": False, "Limit": limit}
+    start = _decode(cursor, player)
     if start:
         kwargs["ExclusiveStartKey"] = start
     page = store.game_table().query(**kwargs)
@@ -142,4 +154,6 @@ def move(player: str, amount: int, kind: str, key: str, reference: str | None) -
         entries = store.move_money(player, [(f"{kind}:{key}", amount, {"reference": reference or ""})], kind=kind)
     except store.InsufficientFunds as exc:
         raise Funds(f"cannot withdraw {exc.needed}: the balance is {exc.balance}") from exc
+    except store.Conflict as exc:  # it kept losing its race with other movements of this wallet: nothing moved
+        raise StateConflict(f"the wallet of {player} is busy; try again", reason="busy") from exc
     return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"])}

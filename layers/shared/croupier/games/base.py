@@ -14,6 +14,7 @@ rebuilt by replaying it (:func:`croupier.transcript.replay`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -248,7 +249,7 @@ class RoundEngine(Protocol):
 # --- helpers shared by the engines -----------------------------------------------------------
 
 
-def check_bet_basics(bet: Bet, limits: dict[str, Any], known_types: frozenset[str] | tuple[str, ...]) -> None:
+def check_bet_basics(bet: Bet, limits: Mapping[Any, Any], known_types: frozenset[str] | tuple[str, ...]) -> None:
     """Type known, amount a positive integer within the table's limits for that type."""
     if bet.type not in known_types:
         raise BetRefused(

@@ -340,7 +340,7 @@ def reservation(rules: PokDengRules, bet_type: str, amount: int) -> int:
 def validate_bets(rules: PokDengRules, bets: Sequence[Bet]) -> None:
     """Every rule a set of accepted bets must satisfy: known type, amount within the table's
     limits, no seat and no mode, unique ids."""
-    limits = rules.limits
+    limits: dict[str, Any] = rules.limits  # type: ignore[assignment]
     if len({bet.id for bet in bets}) != len(bets):
         check_unique_ids(bets)
     for bet in bets:
