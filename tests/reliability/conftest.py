@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import json
 import threading
@@ -99,19 +100,25 @@ class Plan:
 
 
 class Faults:
-    """Crash injection at botocore's one call path: every DynamoDB write of an armed thread is
-    counted; the planned one commits (or not) and then raises :class:`Crash`."""
+    """Crash injection at botocore's one call path: every DynamoDB write of an armed context is
+    counted; the planned one commits (or not) and then raises :class:`Crash`. The plan is a
+    context variable: the settlement's worker threads, which run in a copy of the caller's
+    context, crash by it too."""
 
     def __init__(self) -> None:
-        self._local = threading.local()
+        self._plan: contextvars.ContextVar[Plan | None] = contextvars.ContextVar("plan", default=None)
+        self._lock = threading.Lock()
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         original = BaseClient._make_api_call
-        local = self._local
 
         def call(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
-            plan: Plan | None = getattr(local, "plan", None)
-            if plan is None or operation_name not in WRITE_OPS or not plan.hit():
+            plan = self._plan.get()
+            if plan is None or operation_name not in WRITE_OPS:
+                return original(client, operation_name, api_params)
+            with self._lock:
+                hit = plan.hit()
+            if not hit:
                 return original(client, operation_name, api_params)
             if not plan.before:
                 original(client, operation_name, api_params)  # it commits (or fails, as it would have)
@@ -125,11 +132,11 @@ class Faults:
     def armed(self, plan: Plan | None) -> Iterator[Plan | None]:
         if plan is not None:
             plan.attempt_writes = 0
-        self._local.plan = plan
+        token = self._plan.set(plan)
         try:
             yield plan
         finally:
-            self._local.plan = None
+            self._plan.reset(token)
 
 
 @pytest.fixture

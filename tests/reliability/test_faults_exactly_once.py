@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -161,15 +162,33 @@ def _moved(players: dict[str, int]) -> int:
 # --- settlement and void: a crash after each write in turn -----------------------------------
 
 
+def open_bets(round_id: str) -> set[str]:
+    shards = int(service.load_round(round_id)["shards"])
+    return {b["bet_id"] for b in store.round_bets(round_id, shards) if b["status"] == "open"}
+
+
+def credit_transactions(round_id: str, closed: set[str]) -> int:
+    """The transactions that closed ``closed``: one per shard, player and kind (settled or
+    refunded), up to ``CREDITS_PER_TRANSACTION`` bets each."""
+    shards = int(service.load_round(round_id)["shards"])
+    groups = Counter((b["shard"], b["player"], b["status"]) for b in store.round_bets(round_id, shards)
+                     if b["bet_id"] in closed)
+    assert all(status in ("settled", "refunded") for _, _, status in groups)
+    return sum(-(-n // service.CREDITS_PER_TRANSACTION) for n in groups.values())
+
+
+
 @pytest.mark.parametrize("game", ["deluxe-blackjack", *(["baccarat", "pok-deng"] if FULL else [])])
 def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct: Direct, game: str) -> None:
     rounds = SCENARIOS[game](direct)
     round_id, start = rounds.ready("settle")
     counting = Plan()
+    still_open = open_bets(round_id)
     direct.run(direct.settlement(round_id), counting)  # a clean run: how many writes settlement makes
     check_exactly_once(round_id, start)
     writes = counting.writes
-    assert writes == rounds.bets + 1  # one transaction per bet, one to finish the round
+    assert len(still_open) == rounds.bets
+    assert writes == credit_transactions(round_id, still_open) + 1  # one to finish the round
     for n in range(1, writes + 1):
         round_id, start = rounds.ready("settle")
         plan = Plan(at=n)
@@ -186,11 +205,13 @@ def test_a_void_refunds_exactly_once_when_it_dies_after_any_of_its_writes(direct
     rounds = SCENARIOS[game](direct)
     round_id, start = rounds.ready("void")
     counting = Plan()
+    still_open = open_bets(round_id)
     direct.run(direct.settlement(round_id, "void"), counting)
     check_exactly_once(round_id, start)
     assert all(store.balance_of(p) == START for p in start)  # every stake back, doubles and splits included
     writes = counting.writes
-    assert writes == rounds.bets + 1
+    assert len(still_open) == rounds.bets
+    assert writes == credit_transactions(round_id, still_open) + 1
     for n in range(1, writes + 1):
         round_id, start = rounds.ready("void")
         plan = Plan(at=n)
@@ -210,15 +231,21 @@ round, whose settlement and refunds carry every kind of stake)."""
 
 
 @pytest.mark.parametrize("game,end", EVERY_WRITE)
-def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Direct, game: str, end: str) -> None:
+def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Direct, game: str, end: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Each invocation dies after its first write, every time it runs: the settlement only gets
-    through one write per attempt, and still ends exactly once."""
+    through one write per attempt, and still ends exactly once. One settlement thread, so that
+    each write is the first of an attempt once (the tests above crash the parallel settlement)."""
+    configured = service.settings()
+    monkeypatch.setattr(service, "settings", lambda: configured.model_copy(update={"settlement_workers": 1}))
     rounds = SCENARIOS[game](direct)
     round_id, start = rounds.ready(end)
+    still_open = open_bets(round_id)
     plan = Plan(every=True)
     direct.run(direct.settlement(round_id, end), plan)
     FIGURES["crash_scenarios"] += 1
-    assert len(plan.crashes) == rounds.bets + 1
+    assert len(still_open) == rounds.bets
+    assert len(plan.crashes) == credit_transactions(round_id, still_open) + 1
     assert service.load_round(round_id)["status"] == ("settled" if end == "settle" else "voided")
     check_exactly_once(round_id, start)
 

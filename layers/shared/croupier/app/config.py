@@ -17,6 +17,8 @@ class Settings(BaseModel):
     idempotency_table: str = Field(min_length=3)
     round_state_machine_arn: str = Field(min_length=10)
     bet_shards: int = Field(default=16, ge=1, le=256)
+    settlement_workers: int = Field(default=8, ge=1, le=32)
+    """Wallets a settlement or refund task credits in parallel (threads of one invocation)."""
     jwt_secret: str | None = None
     """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
 
@@ -30,6 +32,7 @@ class Settings(BaseModel):
             idempotency_table=env.get("IDEMPOTENCY_TABLE", ""),
             round_state_machine_arn=env.get("ROUND_STATE_MACHINE_ARN", ""),
             bet_shards=int(env.get("BET_SHARDS", "16")),
+            settlement_workers=int(env.get("SETTLEMENT_WORKERS", "8")),
             jwt_secret=env.get("LOCAL_JWT_SECRET") or None,
         )
 

@@ -9,9 +9,11 @@ conditions: round and table items on their version, bets on their status, money 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from botocore.exceptions import ClientError
@@ -594,7 +596,8 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
 
     def attempt() -> dict[str, Any]:
         table = load_table(table_id)
-        if table.get("reader_id") != detail.get("reader_id") and event_type != "burn-done":
+        reader = detail.get("reader_id")  # a burn-done (the dealer console's) may name none; any named is the table's
+        if table.get("reader_id") != reader and (event_type != "burn-done" or reader is not None):
             raise AppError(f"reader {detail.get('reader_id')!r} is not registered for table {table_id}",
                            reason="unknown-reader")
         if table.get("shoe") is None:
@@ -774,24 +777,77 @@ def _refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
                                                        "reason": reason})
 
 
+def _finish_update(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that closes one open bet (the status condition: exactly once)."""
+    return {"Update": {"TableName": settings().game_table, "Key": {"pk": item["pk"], "sk": item["sk"]},
+                       "UpdateExpression": "SET #s = :done, #r = :result, finished_at = :at",
+                       "ConditionExpression": "#s = :open",
+                       "ExpressionAttributeNames": {"#s": "status", "#r": "result"},
+                       "ExpressionAttributeValues": {":done": "refunded" if kind == "refund" else "settled",
+                                                     ":open": "open", ":result": result, ":at": store.now_ms()}}}
+
+
+Finishing = tuple[dict[str, Any], str, int, dict[str, Any]]
+"""One bet to close: its item, ``"settle"`` or ``"refund"``, the amount credited, its result."""
+
+
+def _credit(player: str, batch: Sequence[Finishing]) -> None:
+    """Credit and close bets of one player, all settled or all refunded, in one transaction (their
+    markers and status conditions make it exactly once)."""
+    store.move_money(player, [(f"bet:{item['bet_id']}:{kind}", credit,
+                               {"round_id": item["round_id"], "bet_id": item["bet_id"]})
+                              for item, kind, credit, _ in batch],
+                     kind=batch[0][1], extra=[_finish_update(item, kind, result) for item, kind, _, result in batch])
+
+
 def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> None:
     """Credit one bet's payout or refund and close it, exactly once (status condition + op marker)."""
-    name = settings().game_table
-    status = "refunded" if kind == "refund" else "settled"
-    update = {"Update": {"TableName": name, "Key": {"pk": item["pk"], "sk": item["sk"]},
-                         "UpdateExpression": "SET #s = :done, #r = :result, finished_at = :at",
-                         "ConditionExpression": "#s = :open",
-                         "ExpressionAttributeNames": {"#s": "status", "#r": "result"},
-                         "ExpressionAttributeValues": {":done": status, ":open": "open", ":result": result,
-                                                       ":at": store.now_ms()}}}
     try:
-        store.move_money(item["player"], [(f"bet:{item['bet_id']}:{kind}", credit,
-                                           {"round_id": item["round_id"], "bet_id": item["bet_id"]})],
-                         kind=kind, extra=[update])
+        _credit(item["player"], [(item, kind, credit, result)])
     except store.Conflict:
         fresh = store.get(store.game_table(), {"pk": item["pk"], "sk": item["sk"]})
         if fresh is None or fresh["status"] == "open":
             raise
+
+
+CREDITS_PER_TRANSACTION = 32
+"""Bets of one player closed in one transaction: three items each (ledger entry, marker, bet) and
+the wallet: at most 100, DynamoDB's limit."""
+_pool: dict[int, ThreadPoolExecutor] = {}
+"""The settlement threads, by their number: made once per Lambda environment."""
+
+
+def _finish_bets(work: Sequence[Finishing]) -> int:
+    """Close a shard's bets: per player, in transactions of up to :data:`CREDITS_PER_TRANSACTION`
+    bets (one bet at a time where a batch lost a race: a bet closed meanwhile by a duplicate run);
+    different players' wallets in parallel, on ``settlement_workers`` threads. The first error
+    is raised once every player is done: a retry of the shard finds only the bets still open."""
+    by_player: dict[tuple[str, str], list[Finishing]] = {}  # (player, settle or refund)
+    for entry in work:
+        by_player.setdefault((entry[0]["player"], entry[1]), []).append(entry)
+
+    def one_player(entries: list[Finishing]) -> None:
+        for start in range(0, len(entries), CREDITS_PER_TRANSACTION):
+            batch = entries[start:start + CREDITS_PER_TRANSACTION]
+            try:
+                _credit(batch[0][0]["player"], batch)
+            except store.Conflict:
+                for entry in batch:
+                    _finish_bet(*entry)
+
+    workers = settings().settlement_workers
+    if workers <= 1 or len(by_player) <= 1:
+        for entries in by_player.values():
+            one_player(entries)
+        return len(work)
+    pool = _pool.get(workers) or _pool.setdefault(workers, ThreadPoolExecutor(workers, thread_name_prefix="settle"))
+    # each task runs in a copy of this context (what this invocation's tracing and logging carry)
+    futures = [pool.submit(contextvars.copy_context().run, one_player, entries) for entries in by_player.values()]
+    errors = [f.exception() for f in futures]
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    return len(work)
 
 
 def settle_shard(round_id: str, shard: int) -> dict[str, Any]:
@@ -807,31 +863,29 @@ def settle_shard(round_id: str, shard: int) -> dict[str, Any]:
     else:
         engine = rebuild(rnd, bets)
         results = {r["id"]: r for r in engine.settle().to_dict(full=True)["bets"]}
-    done = 0
+    work: list[Finishing] = []
     for item in open_items:
         res = results.get(item["bet_id"])
         if res is None:  # not in the engine's round: refunded (for example a bet on an empty seat)
-            _finish_bet(item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"])})
+            work.append((item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0,
+                                                              "paid": int(item["taken"])}))
         else:
             if int(res["staked"]) != int(item["taken"]):
                 raise AppError(f"bet {item['bet_id']}: the engine staked {res['staked']} but {item['taken']} was "
                                f"debited", reason="stake-mismatch")
-            _finish_bet(item, "settle", int(res["paid"]), res)
-        done += 1
-    return {"done": done}
+            work.append((item, "settle", int(res["paid"]), res))
+    return {"done": _finish_bets(work)}
 
 
 def refund_shard(round_id: str, shard: int) -> dict[str, Any]:
     rnd = load_round(round_id)
     if rnd["status"] not in ("voiding", "voided"):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
-    done = 0
-    for item in store.shard_bets(round_id, shard):
-        if item["status"] == "open":
-            _finish_bet(item, "refund", int(item["taken"]),
-                        {"outcome": "refund", "net": 0, "paid": int(item["taken"]), "reason": "round voided"})
-            done += 1
-    return {"done": done}
+    work: list[Finishing] = [
+        (item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
+                                               "reason": "round voided"})
+        for item in store.shard_bets(round_id, shard) if item["status"] == "open"]
+    return {"done": _finish_bets(work)}
 
 
 def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@
    it); DynamoDB itself is. Its requests are serialized.
 2. Before a transaction moto deep-copies every table the transaction touches, once per item, to
    roll back on failure: a 10-item transaction on a 1,000-item table copies 10,000 items. The
-   snapshot here copies only the partitions the transaction writes (the rest is shared, untouched),
+   snapshot here copies only the items the transaction writes (the rest is shared, untouched),
    which is just as correct a rollback and keeps a round's cost flat as the tables grow.
 """
 
@@ -41,7 +41,7 @@ def apply() -> None:
     transact = DynamoDBBackend.transact_write_items
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> Any:
-        touched: dict[str, set[Any]] = defaultdict(set)
+        touched: dict[str, dict[Any, set[Any]]] = defaultdict(lambda: defaultdict(set))
         for entry in transact_items:
             op = next(iter(entry.values()))
             table = self.tables.get(op.get("TableName"))
@@ -49,7 +49,9 @@ def apply() -> None:
                 continue
             source = op.get("Key") or op.get("Item") or {}
             if table.hash_key_attr in source:
-                touched[table.name].add(DynamoType(source[table.hash_key_attr]))
+                sort = source.get(table.range_key_attr) if table.range_key_attr else None
+                touched[table.name][DynamoType(source[table.hash_key_attr])].add(
+                    DynamoType(sort) if sort is not None else None)
         _state.touched = touched
         try:
             return transact(self, transact_items)
@@ -64,14 +66,18 @@ def apply() -> None:
             for key, value in self.__dict__.items():
                 new.__dict__[key] = copy.deepcopy(value, memo)
             return new
-        hashes = touched.get(self.name, set())
+        written = touched.get(self.name, {})
         new = copy.copy(self)
         items: Any = defaultdict(dict)
         for hash_value, partition in self.items.items():
-            if hash_value in hashes:
-                items[hash_value] = copy.deepcopy(partition)
-            else:
-                items[hash_value] = dict(partition) if self.has_range_key else partition
+            sorts = written.get(hash_value)
+            if not self.has_range_key:
+                items[hash_value] = copy.deepcopy(partition) if sorts is not None else partition
+                continue
+            items[hash_value] = dict(partition)
+            for sort in sorts or ():
+                if sort in partition:
+                    items[hash_value][sort] = copy.deepcopy(partition[sort])
         new.items = items
         return new
 

@@ -29,6 +29,7 @@ import uuid
 import zipfile
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -106,7 +107,7 @@ class LocalStack:
         self._servers: list[Any] = []
         self.outputs: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._gates: dict[str, threading.Lock] = {}
+        self._workers: dict[str, ThreadPoolExecutor] = {}
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -149,6 +150,9 @@ class LocalStack:
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
         self._servers.clear()
+        for worker in self._workers.values():
+            worker.shutdown(wait=False, cancel_futures=True)
+        self._workers.clear()
 
     def __enter__(self) -> LocalStack:
         return self.start()
@@ -181,15 +185,18 @@ class LocalStack:
         LambdaFunction._invoke_lambda = invoke  # type: ignore[method-assign,assignment]
 
     def invoke(self, function_name: str, event: dict[str, Any]) -> Any:
-        """Run one invocation. Like a Lambda execution environment, a function's module handles one
-        event at a time (its resolver keeps the current event on the module): concurrent
+        """Run one invocation. Like a Lambda execution environment, each function has one long-lived
+        worker thread that handles one event at a time (its resolver keeps the current event on
+        the module; its boto3 clients and caches live as long as the environment): concurrent
         invocations of the same function wait their turn; different functions run in parallel."""
         handler = self.handlers[function_name]
         with self._lock:
             self.invocations[function_name] += 1
-            gate = self._gates.setdefault(function_name, threading.Lock())
-        with gate:
-            return handler(event, LambdaContext(function_name))
+            worker = self._workers.get(function_name)
+            if worker is None:
+                worker = self._workers[function_name] = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix=f"lambda-{function_name}")
+        return worker.submit(handler, event, LambdaContext(function_name)).result()
 
     def _load_handler(self, logical_id: str, code_uri: str, handler: str) -> Handler:
         module_name, func = handler.rsplit(".", 1)
