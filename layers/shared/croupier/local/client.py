@@ -60,7 +60,7 @@ class TableDevices:
     def __init__(self, bus: str, table_id: str, reader_id: str) -> None:
         import boto3
 
-        self.events = boto3.client("events")
+        self.events = boto3.session.Session().client("events")  # its own session: tables may start in parallel
         self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
         self.sent = 0
 

@@ -9,14 +9,14 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
 from ..cards import ALL_CARDS, BURN_VALUE
 from .client import ApiError, Client, TableDevices, wait_until
 from .stack import LocalStack, project_root
 
-FAST = {"countdown": 3, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
+FAST = {"countdown": 5, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
 START_BALANCE = 100_000
 
 
@@ -86,6 +86,10 @@ class Demo:
         else:
             shoe.position += burned
             devices.burn_done()
+        # the reader's events arrive through the bus and the table's queue: the dealer waits for
+        # the console to show the shoe ready before opening a round
+        wait_until(lambda: (self.dealer.get(f"/tables/{devices.table_id}")["shoe"] or {}).get("phase") == "ready",
+                   timeout=60, interval=0.1)
         self.out(f"  new shoe shoe-{seed}: first card {first} burns {burned} "
                  f"({'scanned face down' if scan_burn else 'confirmed by the dealer console'})")
         return shoe
@@ -100,9 +104,14 @@ class Demo:
         round_id = started["round_id"]
         if per_round_burn:
             devices.scan(shoe.draw(devices))  # Pok Deng: one card burned face down each round
+        def place(player: str, wanted: list[dict[str, Any]]) -> None:
+            try:
+                self.players[player].post(f"/tables/{table_id}/bets", {"bets": wanted}, idempotent=True)
+            except ApiError as exc:  # too late, or not affordable: the player sits this round out
+                self.out(f"    {player}: bets refused: {exc}")
+
         with ThreadPoolExecutor(max_workers=max(1, len(bets))) as pool:  # players bet at the same time
-            list(pool.map(lambda item: self.players[item[0]].post(
-                f"/tables/{table_id}/bets", {"bets": item[1]}, idempotent=True), bets.items()))
+            list(pool.map(lambda item: place(*item), bets.items()))
         answered: set[str] = set()
         step = 0
         while True:
@@ -120,8 +129,9 @@ class Demo:
                 during(round_id, view, step)
             expected = view["expected"]
             kind = expected["kind"]
-            if kind == "card":
+            if kind == "card":  # the next card only once the console shows this one taken (events are async)
                 devices.scan(shoe.draw(devices))
+                wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.05)
             elif kind == "decision" and decide is not None:
                 choice = decide(view)
                 if choice is None:  # the player stays silent: the decision timer runs out
@@ -144,8 +154,7 @@ class Demo:
 
     def _moved(self, round_id: str, before: dict[str, Any]) -> bool:
         now = self.supervisor.get(f"/rounds/{round_id}")
-        return now.get("expected") != before.get("expected") or now["status"] != before["status"] or bool(
-            now.get("paused"))
+        return any(now.get(k) != before.get(k) for k in ("expected", "hands", "status")) or bool(now.get("paused"))
 
     def _decide(self, player: str, round_id: str, body: dict[str, Any]) -> None:
         try:
@@ -210,7 +219,10 @@ class BlackjackScenes:
     def deluxe(self) -> None:
         d = self.demo
         d.out("\nDeluxe Blackjack (table dlx-1): two seated players, bets behind, a pair bet")
-        devices, shoe = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False)
+        # windows long enough to answer in while three other tables play on the same machine
+        slower = {"timers": {**d.timers, "insurance": 3, "follow": 3, "decision": 3}}
+        devices, shoe = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False,
+                                     rules=slower)
         d.players["ana"].call("PUT", "/tables/dlx-1/seats/1")
         d.players["ben"].call("PUT", "/tables/dlx-1/seats/2")
         owners = {1: "ana", 2: "ben"}
@@ -325,6 +337,17 @@ def describe_hands(game: str, hands: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+SCENES: list[tuple[str, Callable[[Demo], None]]] = [
+    ("baccarat", Demo.play_baccarat),
+    ("pok deng", Demo.play_pok_deng),
+    ("deluxe blackjack", lambda demo: BlackjackScenes(demo).deluxe()),
+    ("classic blackjack", lambda demo: BlackjackScenes(demo).classic()),
+]
+"""The demo's four tables. They play at the same time, as tables of a studio do (each its own
+dealer, reader and round workflow; the players' wallets are shared); each table's lines are
+printed together when its last round ends."""
+
+
 def main(argv: list[str] | None = None) -> int:
     root = project_root()
     started = time.monotonic()
@@ -333,15 +356,21 @@ def main(argv: list[str] | None = None) -> int:
     with LocalStack(root) as stack:
         print(f"  API {stack.api_url}  AWS endpoint {stack.endpoint}  ({len(stack.routes)} routes, "
               f"{len(stack.handlers)} functions)")
-        demo = Demo(stack)
-        demo.fund()
-        demo.play_baccarat()
-        demo.play_pok_deng()
-        scenes = BlackjackScenes(demo)
-        scenes.deluxe()
-        scenes.classic()
+        players = Demo(stack)
+        players.fund()
+        print(f"  {len(players.players)} players funded with {START_BALANCE} each; {len(SCENES)} tables play at once",
+              flush=True)
+
+        def play(scene: Callable[[Demo], None]) -> list[str]:
+            lines: list[str] = []
+            scene(Demo(stack, out=lines.append))
+            return lines
+
+        with ThreadPoolExecutor(max_workers=len(SCENES)) as pool:
+            for future in as_completed([pool.submit(play, scene) for _, scene in SCENES]):
+                print("\n".join(future.result()), flush=True)
         print("\nWallets")
-        for name, client in demo.players.items():
+        for name, client in players.players.items():
             wallet = client.get(f"/wallets/{client.subject}")
             print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
         print(f"\nLambda invocations: {sum(stack.invocations.values())}; wall time {time.monotonic() - started:.1f} s")

@@ -146,6 +146,10 @@ class LocalStack:
         return self
 
     def stop(self) -> None:
+        import logging
+
+        # executions still waiting (rounds left open) fail their tasks as the servers go: not news
+        logging.getLogger("moto.stepfunctions").setLevel(logging.ERROR)
         for server in reversed(self._servers):
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
