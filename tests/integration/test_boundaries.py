@@ -1066,7 +1066,7 @@ def test_the_hole_card_appears_once_revealed(stack: LocalStack, arena: Arena) ->
     h.audit_ok()
 
 
-# --- bugs found: each test shows one; strict xfail until it is fixed -------------------------
+# --- bugs found and fixed: each test shows one that was (strict xfail until it was fixed) ----
 
 
 def test_a_number_too_long_to_parse_is_refused_not_a_server_error(arena: Arena) -> None:
