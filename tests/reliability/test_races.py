@@ -164,6 +164,22 @@ def _blackjack_decision(direct: Direct, name: str) -> tuple[str, str, str]:
     return table, ana, round_id
 
 
+def test_a_late_decision_timer_never_plays_the_hands_next_decision(direct: Direct) -> None:
+    """The timer of a decision the player answered (its wake-up was lost, so it ran out anyway)
+    fires after the hit's card, when the same hand decides again under the same key: it is
+    stale and plays nothing; the new decision's own timer still does."""
+    table, ana, round_id = _blackjack_decision(direct, "late-timer")
+    first = service.advance(round_id)
+    service.decide(round_id, ana, 1, "hit", idempotency_key=uuid.uuid4().hex)
+    again = direct.play(round_id, table, ["2H"], until=lambda s: s["kind"] == "decision")
+    assert (again["key"], first["key"]) == ("decision:1:0", "decision:1:0") and again["seq"] != first["seq"]
+    events = list(service.load_round(round_id)["events"])
+    assert service.decision_timeout(round_id, first["key"], first["seq"])["key"] == "decision:1:0"
+    assert service.load_round(round_id)["events"] == events  # the stale timer played nothing
+    service.decision_timeout(round_id, again["key"], again["seq"])
+    assert service.load_round(round_id)["events"][len(events):] == [{"action": {"seat": 1, "action": "timeout"}}]
+
+
 @pytest.mark.parametrize("first,second", [("double", "double"), ("double", "hit"), ("hit", "stand"),
                                           ("double", "timer")])
 def test_two_decisions_racing_on_one_hand_exactly_one_applies(direct: Direct, first: str, second: str) -> None:

@@ -365,8 +365,15 @@ def close_betting(round_id: str) -> dict[str, Any]:
 
 
 def _step(rnd: dict[str, Any], kind: str, key: str, timeout: int) -> dict[str, Any]:
-    return {"kind": kind, "key": key, "timeout": max(1, int(timeout)), "version": int(rnd["version"]),
-            "shards": list(range(int(rnd["shards"])))}
+    """What the workflow waits for: ``key`` names the expectation, ``seq`` (the round's event
+    count) this occurrence of it: a hand decides again after a hit, under the same key."""
+    return {"kind": kind, "key": key, "seq": len(rnd.get("events") or ()), "timeout": max(1, int(timeout)),
+            "version": int(rnd["version"]), "shards": list(range(int(rnd["shards"])))}
+
+
+def _stale(rnd: dict[str, Any], seq: int | None) -> bool:
+    """A timer of an earlier occurrence of the expectation (something happened to the round since)."""
+    return seq is not None and len(rnd.get("events") or ()) != seq
 
 
 def advance(round_id: str) -> dict[str, Any]:
@@ -467,11 +474,11 @@ def _pause(rnd: dict[str, Any], reason: str) -> None:
         rnd.setdefault("history", []).append({"at": store.now_ms(), "pause": reason})
 
 
-def decision_timeout(round_id: str, key: str) -> dict[str, Any]:
+def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     """The per-hand decision timer ran out: the hand is played automatically."""
 
     def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != "playing" or rnd.get("paused"):
+        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         expected = engine.expected
@@ -486,9 +493,9 @@ def decision_timeout(round_id: str, key: str) -> dict[str, Any]:
     return advance(round_id)
 
 
-def close_window(round_id: str, key: str) -> dict[str, Any]:
+def close_window(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != "playing" or rnd.get("paused"):
+        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         if expectation_key(engine.expected) != key:
@@ -501,14 +508,14 @@ def close_window(round_id: str, key: str) -> dict[str, Any]:
     return advance(round_id)
 
 
-def card_overdue(round_id: str, key: str) -> dict[str, Any]:
+def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     # Reliability fix (test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round):
     # the timer pauses the round only if its engine still waits for that card. A dealing function
     # that applied the card and died before waking the workflow leaves the workflow on this timer
     # (``expect_key`` is only refreshed by ``advance``): the round goes on instead of being paused.
     def change(rnd: dict[str, Any]) -> None:
         if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")
-                and expectation_key(rebuild(rnd).expected) == key):
+                and not _stale(rnd, seq) and expectation_key(rebuild(rnd).expected) == key):
             _pause(rnd, "no card arrived in time")
 
     _mutate(round_id, change, resume=False)

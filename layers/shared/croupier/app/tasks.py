@@ -16,6 +16,8 @@ class RoundTask(BaseModel):
     round_id: str = Field(min_length=1, max_length=96)
     version: int | None = None
     key: str | None = None
+    seq: int | None = Field(default=None, ge=0)
+    """The occurrence of ``key`` a timer belongs to (the round's event count when it started)."""
     token: str | None = None
     error: Any = None
 
@@ -35,11 +37,11 @@ def run_round_task(task: RoundTask) -> dict[str, Any]:
     if task.op == "register-wait":
         return service.register_wait(task.round_id, int(task.version or 0), str(task.token))
     if task.op == "decision-timeout":
-        return service.decision_timeout(task.round_id, str(task.key))
+        return service.decision_timeout(task.round_id, str(task.key), task.seq)
     if task.op == "close-window":
-        return service.close_window(task.round_id, str(task.key))
+        return service.close_window(task.round_id, str(task.key), task.seq)
     if task.op == "card-overdue":
-        return service.card_overdue(task.round_id, str(task.key))
+        return service.card_overdue(task.round_id, str(task.key), task.seq)
     if task.op == "auto-void":
         return service.auto_void(task.round_id, str(task.key))
     return service.fault(task.round_id, task.error)
