@@ -164,7 +164,7 @@ def big_round(demo: Any, n_bets: int) -> dict[str, Any]:
     for client in clients:  # funding is not part of the round
         store.move_money(client.subject, [(f"deposit:bench:{client.subject}", 1_000_000, {})], kind="deposit")
     types = ["player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small"]
-    countdown = int(30 + 2 * players * PER_REQUEST_S[0])
+    countdown = min(600, int(30 + 1.3 * players * PER_REQUEST_S[0]))  # 600: the longest a table allows
     devices, shoe = demo.open_table(table, "baccarat", 5, cut_at=300,
                                     rules={"timers": {**demo.timers, "countdown": countdown}})
     events = {"n": 0}

@@ -585,6 +585,32 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     assert store.balance_of(ana) == START - 1000 + 1000  # 17 lost to 19, then 20 beat 18
 
 
+def test_the_redelivered_event_of_a_dealing_function_that_died_wakes_the_round(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As below, with the card timer at its longest: the workflow is woken by the redelivery of the
+    event whose function died (a duplicate, applied nothing), not by a timer ten minutes later."""
+    table = h.table("deadwake")
+    devices, shoe = h.open_table(table, "baccarat", 38, cut_at=300,
+                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    armed = {"on": False}
+    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
+    devices.scan(shoe.draw(devices))
+    devices.scan(shoe.draw(devices))
+    wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])
+    armed["on"] = True
+    scan_id = devices.scan(shoe.draw(devices))  # applied, then the function dies before it wakes the workflow
+    wait_for(lambda: bool(crashed))
+    armed["on"] = False
+    FIGURES["crash_scenarios"] += 1
+    devices.scan("KD", scan_id=scan_id)  # the same event delivered again: a duplicate
+    devices.scan(shoe.draw(devices))
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=30)
+    assert final["status"] == "settled", final
+    assert h.balance("ana") == START + 500
+
+
 def test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """The dealing function applies the third card and dies before it wakes the workflow; the

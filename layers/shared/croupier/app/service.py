@@ -599,7 +599,7 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
     # a scan applied before is a duplicate delivery whatever the round expects now; without this
     # check a duplicate arriving when no card is expected was refused as unexpected and paused it.
     if scan_id and store.get(store.game_table(), store.scan_key(table_id, scan_id)):
-        return {"applied": "nothing", "why": f"scan {scan_id} was applied before (duplicate)"}
+        return _duplicate(table_id, scan_id)
 
     def attempt() -> dict[str, Any]:
         table = load_table(table_id)
@@ -644,7 +644,7 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
         token = None
         if rnd is not None and outcome.get("dealt"):
             token = rnd.get("wait_token")
-            rnd["wait_token"] = None
+            rnd["wait_token"], rnd["woken_token"] = None, token  # woken_token: see _duplicate
             items.append((rnd, int(rnd["version"])))
         elif rnd is not None and event_type == "cut-card" and rnd["status"] in ACTIVE:
             items.append((rnd, int(rnd["version"])))
@@ -652,12 +652,24 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
             _transact_versioned(items, extra)
         except store.Conflict:
             if scan_id and store.get(store.game_table(), store.scan_key(table_id, scan_id)):
-                return {"applied": "nothing", "why": f"scan {scan_id} was applied before (duplicate)"}
+                return _duplicate(table_id, scan_id)
             raise
         workflow.resume(token)
         return outcome
 
     return _retry(attempt)
+
+
+def _duplicate(table_id: str, scan_id: str) -> dict[str, Any]:
+    """A scan applied before, delivered again: nothing is applied. The queue delivers an event
+    again when the function that applied it died, possibly before it woke the workflow: unless the
+    workflow has registered a new wait since, it is woken (again) with the token the card took, so
+    the round does not stall until its card timer. A token used already is ignored."""
+    table = load_table(table_id)
+    rnd = load_round(table["round_id"]) if table.get("round_id") else None
+    if rnd is not None and rnd["status"] == "playing" and not rnd.get("wait_token"):
+        workflow.resume(rnd.get("woken_token"))
+    return {"applied": "nothing", "why": f"scan {scan_id} was applied before (duplicate)"}
 
 
 def _deal(rnd: dict[str, Any] | None, card: str) -> dict[str, Any]:
