@@ -68,14 +68,16 @@ def apply() -> None:
             return new
         written = touched.get(self.name, {})
         new = copy.copy(self)
-        items: Any = defaultdict(dict)
-        for hash_value, partition in self.items.items():
-            sorts = written.get(hash_value)
+        items: Any = copy.copy(self.items)  # the partitions this transaction does not write are shared
+        for hash_value, sorts in written.items():
+            partition = self.items.get(hash_value)
+            if partition is None:
+                continue
             if not self.has_range_key:
-                items[hash_value] = copy.deepcopy(partition) if sorts is not None else partition
+                items[hash_value] = copy.deepcopy(partition)
                 continue
             items[hash_value] = dict(partition)
-            for sort in sorts or ():
+            for sort in sorts:
                 if sort in partition:
                     items[hash_value][sort] = copy.deepcopy(partition[sort])
         new.items = items
