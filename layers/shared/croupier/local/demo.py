@@ -9,14 +9,14 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..cards import ALL_CARDS, BURN_VALUE
 from .client import ApiError, Client, TableDevices, wait_until
 from .stack import LocalStack, project_root
 
-FAST = {"countdown": 5, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
+FAST = {"countdown": 4, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
 START_BALANCE = 100_000
 
 
@@ -219,7 +219,7 @@ class BlackjackScenes:
     def deluxe(self) -> None:
         d = self.demo
         d.out("\nDeluxe Blackjack (table dlx-1): two seated players, bets behind, a pair bet")
-        # windows long enough to answer in while three other tables play on the same machine
+        # windows long enough to answer in on a busy machine
         slower = {"timers": {**d.timers, "insurance": 3, "follow": 3, "decision": 3}}
         devices, shoe = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False,
                                      rules=slower)
@@ -343,9 +343,7 @@ SCENES: list[tuple[str, Callable[[Demo], None]]] = [
     ("deluxe blackjack", lambda demo: BlackjackScenes(demo).deluxe()),
     ("classic blackjack", lambda demo: BlackjackScenes(demo).classic()),
 ]
-"""The demo's four tables. They play at the same time, as tables of a studio do (each its own
-dealer, reader and round workflow; the players' wallets are shared); each table's lines are
-printed together when its last round ends."""
+"""The demo's four tables, played one after the other with the same players."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,19 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     with LocalStack(root) as stack:
         print(f"  API {stack.api_url}  AWS endpoint {stack.endpoint}  ({len(stack.routes)} routes, "
               f"{len(stack.handlers)} functions)")
-        players = Demo(stack)
+        players = Demo(stack, out=lambda line: print(line, flush=True))
         players.fund()
-        print(f"  {len(players.players)} players funded with {START_BALANCE} each; {len(SCENES)} tables play at once",
-              flush=True)
-
-        def play(scene: Callable[[Demo], None]) -> list[str]:
-            lines: list[str] = []
-            scene(Demo(stack, out=lines.append))
-            return lines
-
-        with ThreadPoolExecutor(max_workers=len(SCENES)) as pool:
-            for future in as_completed([pool.submit(play, scene) for _, scene in SCENES]):
-                print("\n".join(future.result()), flush=True)
+        print(f"  {len(players.players)} players funded with {START_BALANCE} each", flush=True)
+        for _, scene in SCENES:
+            scene(players)
         print("\nWallets")
         for name, client in players.players.items():
             wallet = client.get(f"/wallets/{client.subject}")
