@@ -585,13 +585,14 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     assert store.balance_of(ana) == START - 1000 + 1000  # 17 lost to 19, then 20 beat 18
 
 
-def test_the_redelivered_event_of_a_dealing_function_that_died_wakes_the_round(
-        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As below, with the card timer at its longest: the workflow is woken by the redelivery of the
-    event whose function died (a duplicate, applied nothing), not by a timer ten minutes later."""
-    table = h.table("deadwake")
-    devices, shoe = h.open_table(table, "baccarat", 38, cut_at=300,
-                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
+def _third_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, seed: int,
+                     pause_void: int) -> tuple[TableDevices, DealerShoe, str, str]:
+    """A Baccarat round whose third card (KD) is applied by a dealing function that then dies
+    before it wakes the workflow. Returns the devices, the shoe (KC next), the round and the
+    dead delivery's scan id."""
+    table = h.table(name)
+    devices, shoe = h.open_table(table, "baccarat", seed, cut_at=300,
+                                 rules={"timers": {**HTTP_TIMERS, "pause_void": pause_void}})
     shoe.prepare(["9S", "8H", "KD", "KC"])
     armed = {"on": False}
     crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
@@ -600,15 +601,28 @@ def test_the_redelivered_event_of_a_dealing_function_that_died_wakes_the_round(
     devices.scan(shoe.draw(devices))
     wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])
     armed["on"] = True
-    scan_id = devices.scan(shoe.draw(devices))  # applied, then the function dies before it wakes the workflow
+    scan_id = devices.scan(shoe.draw(devices))  # applied, then the function dies
     wait_for(lambda: bool(crashed))
     armed["on"] = False
     FIGURES["crash_scenarios"] += 1
+    return devices, shoe, round_id, scan_id
+
+
+def _settles(h: Harness, round_id: str, timeout: float) -> None:
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=timeout)
+    assert final["status"] == "settled", final
+    assert final["result"]["player"]["cards"] == ["9S", "KD"]
+    assert h.balance("ana") == START + 500
+
+
+def test_the_redelivered_event_of_a_dealing_function_that_died_wakes_the_round(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As below, with the card timer at its longest: the workflow is woken by the redelivery of the
+    event whose function died (a duplicate, applied nothing), not by a timer ten minutes later."""
+    devices, shoe, round_id, scan_id = _third_card_dies(h, monkeypatch, "deadwake", 38, pause_void=600)
     devices.scan("KD", scan_id=scan_id)  # the same event delivered again: a duplicate
     devices.scan(shoe.draw(devices))
-    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=30)
-    assert final["status"] == "settled", final
-    assert h.balance("ana") == START + 500
+    _settles(h, round_id, timeout=30)
 
 
 def test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round(
@@ -617,23 +631,6 @@ def test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_
     queue redelivers the event (a duplicate now) with the next one. The workflow, never woken,
     waits for its card timer: when it runs out the round must go on (the card is there), not be
     paused as if no card had come (and then voided)."""
-    table = h.table("deadcard")
-    devices, shoe = h.open_table(table, "baccarat", 37, cut_at=300,
-                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 5}})
-    shoe.prepare(["9S", "8H", "KD", "KC"])
-    armed = {"on": False}
-    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
-    round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
-    devices.scan(shoe.draw(devices))
-    devices.scan(shoe.draw(devices))
-    wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])
-    armed["on"] = True
-    devices.scan(shoe.draw(devices))  # applied, then the function dies
-    armed["on"] = False
-    assert crashed
-    FIGURES["crash_scenarios"] += 1
+    devices, shoe, round_id, _ = _third_card_dies(h, monkeypatch, "deadcard", 37, pause_void=5)
     devices.scan(shoe.draw(devices))  # the queue delivers the failed event again, then this one
-    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=60)
-    assert final["status"] == "settled", final
-    assert final["result"]["player"]["cards"] == ["9S", "KD"]
-    assert h.balance("ana") == START + 500
+    _settles(h, round_id, timeout=60)
