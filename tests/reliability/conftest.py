@@ -17,7 +17,6 @@ import contextvars
 import itertools
 import json
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +30,7 @@ from botocore.client import BaseClient
 from croupier.app import service, store, tasks, workflow
 from croupier.app.audit import run_audit
 from croupier.app.engine import bet_from_item, rebuild
+from croupier.local.client import wait_until
 from croupier.local.stack import LocalStack
 from tests.integration.conftest import TIMERS, Harness
 
@@ -392,11 +392,8 @@ def check_exactly_once(round_id: str, start: dict[str, int], expected: dict[str,
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the local stack")
-        time.sleep(interval)
+    """The client's ``wait_until``, failing the test (not erroring it) when the stack is late."""
+    try:
+        return wait_until(check, timeout=timeout, interval=interval)
+    except TimeoutError as exc:
+        raise AssertionError("timed out waiting for the local stack") from exc
