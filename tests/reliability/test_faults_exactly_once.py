@@ -491,9 +491,13 @@ def test_a_decision_that_died_after_it_was_applied_is_applied_once_when_retried(
 
 def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The double's transaction is written, then the function dies before it wakes the workflow:
+    the retry is answered from the round, debits nothing, and wakes the workflow with the token the
+    first attempt took. The decision timer is far longer than the test's waits: the round must
+    settle without it."""
     table = h.table("dblcrash")
     devices, shoe = h.open_table(table, "deluxe-blackjack", 34, cut_at=300, scan_burn=False,
-                                 rules={"timers": {**HTTP_TIMERS, "decision": 5}})
+                                 rules={"timers": {**HTTP_TIMERS, "decision": 600}})
     ana = h.players["ana"]
     ana.call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["6S", "9C", "5D", "TD", "9H"])  # 11 against 9 (hole 10): double, 20 wins

@@ -442,15 +442,33 @@ def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
     return {"registered": True}
 
 
+def _take_token(rnd: dict[str, Any]) -> str | None:
+    """Take the waiting workflow's token off the round, to wake it once the round is written. The
+    token stays on the round as ``woken_token``: a request whose first attempt died after its
+    write, before the wake, wakes the workflow with it when it is retried (see ``_wake_again``)."""
+    token = rnd.get("wait_token")
+    rnd["wait_token"] = None
+    if token:
+        rnd["woken_token"] = token
+    return token
+
+
+def _wake_again(rnd: dict[str, Any]) -> None:
+    """A request applied before is retried (a card delivered again, a decision sent again): unless
+    the workflow has registered a new wait since, wake it (again) with the token the first attempt
+    took, so that the round does not stall until its timer. A token used already is ignored."""
+    if rnd["status"] == "playing" and not rnd.get("wait_token"):
+        workflow.resume(rnd.get("woken_token"))
+
+
 def _mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, resume: bool = True) -> T:
     """Apply ``change`` to the round item and write it on its version; then wake the workflow."""
     holder: dict[str, Any] = {}
 
     def attempt() -> T:
         rnd = load_round(round_id)
-        token = rnd.get("wait_token")
+        token = _take_token(rnd)
         out = change(rnd)
-        rnd["wait_token"] = None
         store.put_versioned(store.game_table(), rnd, int(rnd["version"]))
         holder["token"] = token
         return out
@@ -643,8 +661,7 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
         items.append((table, int(table["version"])))
         token = None
         if rnd is not None and outcome.get("dealt"):
-            token = rnd.get("wait_token")
-            rnd["wait_token"], rnd["woken_token"] = None, token  # woken_token: see _duplicate
+            token = _take_token(rnd)
             items.append((rnd, int(rnd["version"])))
         elif rnd is not None and event_type == "cut-card" and rnd["status"] in ACTIVE:
             items.append((rnd, int(rnd["version"])))
@@ -662,13 +679,11 @@ def table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
 
 def _duplicate(table_id: str, scan_id: str) -> dict[str, Any]:
     """A scan applied before, delivered again: nothing is applied. The queue delivers an event
-    again when the function that applied it died, possibly before it woke the workflow: unless the
-    workflow has registered a new wait since, it is woken (again) with the token the card took, so
-    the round does not stall until its card timer. A token used already is ignored."""
+    again when the function that applied it died, possibly before it woke the workflow."""
     table = load_table(table_id)
     rnd = load_round(table["round_id"]) if table.get("round_id") else None
-    if rnd is not None and rnd["status"] == "playing" and not rnd.get("wait_token"):
-        workflow.resume(rnd.get("woken_token"))
+    if rnd is not None:
+        _wake_again(rnd)
     return {"applied": "nothing", "why": f"scan {scan_id} was applied before (duplicate)"}
 
 
@@ -722,6 +737,7 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         rnd = load_round(round_id)
         done = (rnd.get("decision_keys") or {}).get(done_key) if done_key else None
         if done is not None:
+            _wake_again(rnd)
             return {"round_id": round_id, **done, "replayed": True}
         _require_playing(rnd)
         bets = [bet_from_item(b) for b in rnd.get("engine_bets", [])]
@@ -753,8 +769,7 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         rnd["events"].append(event)
         if done_key:
             rnd["decision_keys"] = {**(rnd.get("decision_keys") or {}), done_key: {"applied": event, "cost": cost}}
-        token = rnd.get("wait_token")
-        rnd["wait_token"] = None
+        token = _take_token(rnd)
         version = int(rnd["version"])
         rnd["version"] = version + 1
         name = settings().game_table
