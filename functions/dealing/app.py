@@ -19,7 +19,7 @@ from croupier.errors import CroupierError
 logger = Logger()
 tracer = Tracer()
 metrics = Metrics()
-processor = SqsFifoPartialProcessor()
+processor = SqsFifoPartialProcessor(skip_group_on_error=True)  # a failed table holds back only its own events
 
 
 def handle(record: SQSRecord) -> dict[str, Any]:

@@ -3,11 +3,13 @@ burn, the cut card and the last round, duplicate and unexpected card events."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import pytest
 
+from croupier.app import service
 from croupier.local.client import ApiError, wait_until
 from croupier.local.demo import blackjack_round_plan
 
@@ -102,6 +104,42 @@ def test_duplicate_scan_is_ignored_and_an_unexpected_card_pauses_the_round(h: Ha
     before = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
     devices.scan("5S")
     assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == before
+
+
+def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_events(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each table's events are their own FIFO message group (the rule's group id is the event's
+    table): while one table's event is being handled, another table's event is delivered after
+    it, not left in the queue behind a group it does not belong to."""
+    slow, quick = h.table("slowgroup"), h.table("quickgroup")
+    slow_devices, slow_shoe = h.open_table(slow, "baccarat", 41, cut_at=300)
+    quick_devices, quick_shoe = h.open_table(quick, "baccarat", 42, cut_at=300)
+    rounds = {slow: _start(h, slow, {"ana": [{"type": "player", "amount": 100}]}),
+              quick: _start(h, quick, {"ben": [{"type": "banker", "amount": 100}]})}
+    in_flight, handled = threading.Event(), service.table_event
+
+    def slow_table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
+        if detail["table_id"] == slow:
+            in_flight.set()
+            time.sleep(1.5)  # still being handled when the other table's card is scanned
+        return handled(event_type, detail)
+
+    monkeypatch.setattr(service, "table_event", slow_table_event)
+    scans = [threading.Thread(target=slow_devices.scan, args=(slow_shoe.draw(slow_devices),))]
+    scans[0].start()
+    assert in_flight.wait(30)
+    scans.append(threading.Thread(target=quick_devices.scan, args=(quick_shoe.draw(quick_devices),)))
+    scans[1].start()
+    for scan in scans:
+        scan.join(30)
+    monkeypatch.setattr(service, "table_event", handled)
+    for table in (slow, quick):  # nothing else is sent to the queue: each card came through
+        wait_until(lambda t=table: _view(h, rounds[t])["hands"]["player"]["cards"] != [], timeout=10)
+    for table, devices, shoe in ((slow, slow_devices, slow_shoe), (quick, quick_devices, quick_shoe)):
+        while _view(h, rounds[table])["status"] == "playing":
+            devices.scan(shoe.draw(devices))
+        wait_until(lambda t=table: _view(h, rounds[t])["status"] == "settled", timeout=30)
+    h.audit_ok()
 
 
 def test_a_card_nobody_expects_during_decisions_pauses_the_round(h: Harness) -> None:

@@ -1,4 +1,4 @@
-"""Two patches that make moto's DynamoDB fit for a running application (local stack only).
+"""Patches that make moto fit for a running application (local stack only).
 
 1. moto's DynamoDB is not thread-safe (a transaction copies a table while another request writes
    it); DynamoDB itself is. Its requests are serialized.
@@ -6,6 +6,9 @@
    roll back on failure: a 10-item transaction on a 1,000-item table copies 10,000 items. The
    snapshot here copies only the items the transaction writes (the rest is shared, untouched),
    which is just as correct a rollback and keeps a round's cost flat as the tables grow.
+3. EventBridge resolves a target's ``SqsParameters.MessageGroupId`` given as a dynamic path
+   (``$.detail.table_id``) in each event; moto uses it as a literal group name, which would put
+   every table's events in one FIFO group.
 """
 
 from __future__ import annotations
@@ -83,10 +86,29 @@ def apply() -> None:
         new.items = items
         return new
 
+    from moto.events.models import Rule
+
+    send_to_queue = Rule._send_to_sqs_queue
+
+    def send_to_group(self: Any, resource_id: str, event: dict[str, Any], group_id: str | None = None) -> None:
+        return send_to_queue(self, resource_id, event, event_path(event, group_id))
+
+    Rule._send_to_sqs_queue = send_to_group  # type: ignore[method-assign]
     DynamoHandler.call_action = serialized  # type: ignore[method-assign]
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
     _applied["done"] = True
+
+
+def event_path(event: dict[str, Any], value: str | None) -> str | None:
+    """A target parameter as EventBridge reads it: ``$.a.b`` is the event's value at that path
+    (kept as written when the event has none there); any other value is itself."""
+    if not value or not value.startswith("$."):
+        return value
+    found: Any = event
+    for part in value[2:].split("."):
+        found = found.get(part) if isinstance(found, dict) else None
+    return str(found) if isinstance(found, str | int) and found != "" else value
 
 
 def _count(handler: Any) -> None:
