@@ -3,14 +3,21 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+RUNTIME := $(VENV)/.runtime-stamp
 
 .PHONY: setup test lint types template unit integration reliability bench demo local audit clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# What the local stack needs (the demo, `make local`, the audit): boto3, Powertools, moto.
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[local]'
+	touch $(RUNTIME)
+
+# Everything, with the tools of the tests (pytest, ruff, mypy, cfn-lint, the SAM CLI).
+$(STAMP): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -38,14 +45,14 @@ reliability: $(STAMP)
 	$(VENV)/bin/pytest -m reliability
 
 # The product's main job: the local stack plays rounds of all four games; last line: the audit.
-demo: $(STAMP)
+demo: $(RUNTIME)
 	$(PY) -m croupier.local.demo
 
 # The local stack, left running (API on :3000, AWS services on :4566) for curl and Swagger.
-local: $(STAMP)
+local: $(RUNTIME)
 	$(PY) -m croupier.local.serve
 
-audit: $(STAMP)
+audit: $(RUNTIME)
 	$(VENV)/bin/croupier audit
 
 bench: $(STAMP)
