@@ -5,7 +5,8 @@
 2. Before a transaction moto deep-copies every table the transaction touches, once per item, to
    roll back on failure: a 10-item transaction on a 1,000-item table copies 10,000 items. The
    snapshot here copies only the items the transaction writes (the rest is shared, untouched),
-   which is just as correct a rollback and keeps a round's cost flat as the tables grow.
+   which is just as correct a rollback and keeps a round's cost flat as the tables grow; and it
+   copies each table once per transaction, where moto copies it once per item.
 3. EventBridge resolves a target's ``SqsParameters.MessageGroupId`` given as a dynamic path
    (``$.detail.table_id``) in each event; moto uses it as a literal group name, which would put
    every table's events in one FIFO group.
@@ -55,11 +56,11 @@ def apply() -> None:
                 sort = source.get(table.range_key_attr) if table.range_key_attr else None
                 touched[table.name][DynamoType(source[table.hash_key_attr])].add(
                     DynamoType(sort) if sort is not None else None)
-        _state.touched = touched
+        _state.touched, _state.copies = touched, {}
         try:
             return transact(self, transact_items)
         finally:
-            _state.touched = None
+            _state.touched = _state.copies = None
 
     def table_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
         touched = getattr(_state, "touched", None)
@@ -69,6 +70,8 @@ def apply() -> None:
             for key, value in self.__dict__.items():
                 new.__dict__[key] = copy.deepcopy(value, memo)
             return new
+        if id(self) in _state.copies:  # moto snapshots a table once per item: once is enough
+            return _state.copies[id(self)]
         written = touched.get(self.name, {})
         new = copy.copy(self)
         items: Any = copy.copy(self.items)  # the partitions this transaction does not write are shared
@@ -84,6 +87,7 @@ def apply() -> None:
                 if sort in partition:
                     items[hash_value][sort] = copy.deepcopy(partition[sort])
         new.items = items
+        _state.copies[id(self)] = new
         return new
 
     from moto.events.models import Rule
