@@ -521,6 +521,68 @@ def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
     assert h.balance("ana") == START + 2000
 
 
+# --- supervisor requests that died before they woke the workflow ----------------------------
+
+
+def _waits(round_id: str) -> bool:
+    """The workflow has registered its wait (its task token is on the round)."""
+    return bool(service.load_round(round_id).get("wait_token"))
+
+
+def _supervisor_dies_before_the_wake(h: Harness, monkeypatch: pytest.MonkeyPatch, round_id: str, action: str,
+                                     body: dict[str, Any], refusal: str) -> None:
+    """The supervisor's ``action`` is written, then its function dies before it wakes the
+    workflow (a 502); the retry is refused (the round already is what was asked) and wakes it."""
+    armed = {"on": True}
+    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    with pytest.raises(ApiError) as died:
+        h.supervisor.post(f"/rounds/{round_id}/{action}", body)
+    assert died.value.status == 502 and crashed
+    armed["on"] = False
+    FIGURES["crash_scenarios"] += 1
+    with pytest.raises(ApiError) as retried:
+        h.supervisor.post(f"/rounds/{round_id}/{action}", body)
+    assert retried.value.status == 409 and retried.value.reason == refusal
+
+
+def test_a_resume_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The paused round's workflow waits for the pause timer (600 s here): only the retried resume
+    can wake it in time to deal and settle the round."""
+    table = h.table("resumecrash")
+    devices, shoe = h.open_table(table, "baccarat", 39, cut_at=300,
+                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
+    shoe.prepare(["9S", "8H", "KD", "KC"])
+    round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
+    devices.scan(shoe.draw(devices))
+    h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
+    wait_for(lambda: _waits(round_id) and service.load_round(round_id)["paused"])
+    _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "resume", {}, "not-paused")
+    _deal_until(h, devices, shoe, round_id)
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=30)
+    assert final["result"]["player"]["cards"] == ["9S", "KD"]
+    assert h.balance("ana") == START + 500
+    check_exactly_once(round_id, {h.players["ana"].subject: START})
+
+
+def test_a_void_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workflow waits for a card (card timer 600 s): only the retried void can wake it in time
+    to refund the round."""
+    table = h.table("voidcrash")
+    devices, shoe = h.open_table(table, "baccarat", 40, cut_at=300,
+                                 rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
+    round_id = _open_round(h, table, BACCARAT_BETS)
+    _deal_until(h, devices, shoe, round_id, cards=2)
+    wait_for(lambda: _waits(round_id))  # for the third card
+    _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "void", {"reason": "camera feed lost"},
+                                     "not-voidable")
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=30)
+    assert final["status"] == "voided"
+    assert all(h.balance(p) == START for p in BACCARAT_BETS)
+    check_exactly_once(round_id, {h.players[p].subject: START for p in BACCARAT_BETS})
+
+
 # --- card events: duplicates, late and out of order; a dealing function that died ----------
 
 

@@ -454,10 +454,11 @@ def _take_token(rnd: dict[str, Any]) -> str | None:
 
 
 def _wake_again(rnd: dict[str, Any]) -> None:
-    """A request applied before is retried (a card delivered again, a decision sent again): unless
-    the workflow has registered a new wait since, wake it (again) with the token the first attempt
-    took, so that the round does not stall until its timer. A token used already is ignored."""
-    if rnd["status"] == "playing" and not rnd.get("wait_token"):
+    """A request applied before is retried (a card delivered again; a decision, resume or void sent
+    again): unless the workflow has registered a new wait since, wake it (again) with the token the
+    first attempt took, so that the round does not stall until its timer. A token used already is
+    ignored; a workflow woken for nothing asks "what next?" and waits again."""
+    if rnd["status"] in ("playing", "voiding") and not rnd.get("wait_token"):
         workflow.resume(rnd.get("woken_token"))
 
 
@@ -582,6 +583,7 @@ def pause(round_id: str, reason: str) -> dict[str, Any]:
 def resume_round(round_id: str) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> dict[str, Any]:
         if not rnd.get("paused"):
+            _wake_again(rnd)  # a resume retried: its first attempt may have died before the wake
             raise StateConflict(f"round {round_id} is not paused", reason="not-paused")
         rnd.update(paused=False, pause_reason=None, paused_at=None, expect_key=None)
         rnd.setdefault("history", []).append({"at": store.now_ms(), "resume": True})
@@ -593,6 +595,7 @@ def resume_round(round_id: str) -> dict[str, Any]:
 def void(round_id: str, reason: str) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> dict[str, Any]:
         if rnd["status"] not in ("playing", "closing"):
+            _wake_again(rnd)  # a void retried: its first attempt may have died before the wake
             raise StateConflict(f"round {round_id} is {rnd['status']}: it cannot be voided now", reason="not-voidable")
         rnd.update(status="voiding", void_reason=reason, paused=False)
         rnd.setdefault("history", []).append({"at": store.now_ms(), "void": reason})
