@@ -11,11 +11,30 @@ import contextlib
 import json
 import signal
 import threading
+from typing import Any
 
 from ..app.identity import issue_local_token
 from .stack import LocalStack, project_root
 
 STATE_FILE = ".croupier-local.json"
+
+
+def examples(table: str = "bac-1", player: str = "alice") -> list[tuple[str, str, str, dict[str, Any] | None, bool]]:
+    """The calls printed for people to try: ``(role, method, path, body, idempotent)``."""
+    return [("operator", "POST", "/tables", {"game": "baccarat", "table_id": table, "reader_id": "reader-1"}, False),
+            ("operator", "POST", f"/wallets/{player}/deposits", {"amount": 100000}, True),
+            ("player", "GET", f"/wallets/{player}", None, False)]
+
+
+def curl(api_url: str, role: str, method: str, path: str, body: dict[str, Any] | None, idempotent: bool) -> str:
+    """One example as a ``curl`` command line (the role's token in ``$ROLE``)."""
+    words = ["curl -s"] + ([f"-X {method}"] if method != "GET" else [])
+    words += [api_url + path, f'-H "Authorization: Bearer ${role.upper()}"']
+    if idempotent:
+        words.append('-H "Idempotency-Key: $(uuidgen)"')
+    if body is not None:
+        words += ['-H "Content-Type: application/json"', f"-d '{json.dumps(body)}'"]
+    return " ".join(words)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,18 +52,14 @@ def main(argv: list[str] | None = None) -> int:
               for role in ("operator", "dealer", "supervisor", "player")}
     print(f"Croupier local stack is running.\n  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
           f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI)\n"
-          f"  state    {STATE_FILE} (read by `croupier audit`)\n\nTokens (valid 24 h):")
+          f"  state    {STATE_FILE} (read by `croupier audit`)\n\nTokens (valid 24 h), for your shell:")
     for role, token in tokens.items():
-        print(f"  {role:10} {token}")
-    print(f"""
-Try:
-  curl -s -X POST {stack.api_url}/tables -H "Authorization: Bearer $OPERATOR" \\
-       -d '{{"game": "baccarat", "table_id": "bac-1", "reader_id": "reader-1"}}'
-  curl -s -X POST {stack.api_url}/wallets/alice/deposits -H "Authorization: Bearer $OPERATOR" \\
-       -H "Idempotency-Key: $(uuidgen)" -d '{{"amount": 100000}}'
-  curl -s {stack.api_url}/wallets/alice -H "Authorization: Bearer $PLAYER"
-Card-reader events go on the bus {state['event_bus']} (source croupier.card-reader).
-Press Ctrl-C to stop.""", flush=True)
+        print(f"  export {role.upper()}={token}")
+    print("\nTry:")
+    for example in examples():
+        print("  " + curl(stack.api_url, *example))
+    print(f"Card-reader events go on the bus {state['event_bus']} (source croupier.card-reader).\n"
+          "Press Ctrl-C to stop.", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
