@@ -489,23 +489,38 @@ def test_a_decision_that_died_after_it_was_applied_is_applied_once_when_retried(
     check_exactly_once(round_id, {ana: START})
 
 
+def _double_round(h: Harness, name: str, seed: int) -> tuple[TableDevices, DealerShoe, str]:
+    """A Deluxe round where ana (seat 1) has 11 against a 9 and must decide; the hole card is a
+    10 and the next card a 9: double, 20 wins. The decision timer is far longer than the test's
+    waits: the round must go on without it."""
+    table = h.table(name)
+    devices, shoe = h.open_table(table, "deluxe-blackjack", seed, cut_at=300, scan_burn=False,
+                                 rules={"timers": {**HTTP_TIMERS, "decision": 600}})
+    h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
+    shoe.prepare(["6S", "9C", "5D", "TD", "9H"])
+    round_id = _open_round(h, table, {"ana": [{"type": "seat", "seat": 1, "amount": 1000}]})
+    _deal_until(h, devices, shoe, round_id)
+    wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision")
+    return devices, shoe, round_id
+
+
+def _double_wins(h: Harness, devices: TableDevices, shoe: DealerShoe, round_id: str) -> None:
+    _deal_until(h, devices, shoe, round_id)
+    final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=60)
+    assert final["result"]["seat-1"]["cards"] == ["6S", "5D", "9H"]
+    check_exactly_once(round_id, {h.players["ana"].subject: START})
+    assert h.balance("ana") == START + 2000
+
+
 def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """The double's transaction is written, then the function dies before it wakes the workflow:
     the retry is answered from the round, debits nothing, and wakes the workflow with the token the
-    first attempt took. The decision timer is far longer than the test's waits: the round must
-    settle without it."""
-    table = h.table("dblcrash")
-    devices, shoe = h.open_table(table, "deluxe-blackjack", 34, cut_at=300, scan_burn=False,
-                                 rules={"timers": {**HTTP_TIMERS, "decision": 600}})
+    first attempt took (before any card: the workflow registers its next wait)."""
+    devices, shoe, round_id = _double_round(h, "dblcrash", 34)
     ana = h.players["ana"]
-    ana.call("PUT", f"/tables/{table}/seats/1")
-    shoe.prepare(["6S", "9C", "5D", "TD", "9H"])  # 11 against 9 (hole 10): double, 20 wins
     crashed = crash_after(monkeypatch, store, "move_money",
                           lambda player, legs, **kw: kw.get("kind") == "double" and player == ana.subject)
-    round_id = _open_round(h, table, {"ana": [{"type": "seat", "seat": 1, "amount": 1000}]})
-    _deal_until(h, devices, shoe, round_id)
-    wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision")
     key = uuid.uuid4().hex
     with pytest.raises(ApiError) as died:
         ana.post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, key=key)
@@ -514,11 +529,24 @@ def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
     retried = ana.post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, key=key)
     assert retried["cost"] in (0, 1000)
     assert h.balance("ana") == START - 2000
-    _deal_until(h, devices, shoe, round_id)
-    final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=60)
-    assert final["result"]["seat-1"]["cards"] == ["6S", "5D", "9H"]
-    check_exactly_once(round_id, {ana.subject: START})
-    assert h.balance("ana") == START + 2000
+    wait_for(lambda: _waits(round_id))
+    _double_wins(h, devices, shoe, round_id)
+
+
+def test_a_double_that_died_before_its_wake_is_made_good_by_the_next_card(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No retry this time: the double is applied and debited, its function dies before the wake,
+    and the dealer's next card wakes the workflow with the token the double took."""
+    devices, shoe, round_id = _double_round(h, "dblnoretry", 41)
+    armed = {"on": True}
+    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    with pytest.raises(ApiError) as died:
+        h.players["ana"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, idempotent=True)
+    assert died.value.status == 502 and crashed
+    armed["on"] = False
+    FIGURES["crash_scenarios"] += 1
+    assert h.balance("ana") == START - 2000 and not _waits(round_id)
+    _double_wins(h, devices, shoe, round_id)
 
 
 # --- supervisor requests that died before they woke the workflow ----------------------------
@@ -558,6 +586,7 @@ def test_a_resume_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
     wait_for(lambda: _waits(round_id) and service.load_round(round_id)["paused"])
     _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "resume", {}, "not-paused")
+    wait_for(lambda: _waits(round_id))  # woken by the retry, before any card
     _deal_until(h, devices, shoe, round_id)
     final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=30)
     assert final["result"]["player"]["cards"] == ["9S", "KD"]

@@ -445,12 +445,15 @@ def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
 def _take_token(rnd: dict[str, Any]) -> str | None:
     """Take the waiting workflow's token off the round, to wake it once the round is written. The
     token stays on the round as ``woken_token``: a request whose first attempt died after its
-    write, before the wake, wakes the workflow with it when it is retried (see ``_wake_again``)."""
+    write, before the wake, wakes the workflow with it when it is retried (see ``_wake_again``).
+    With no wait registered, the token to wake is that last one: if the request that took it died
+    before the wake, this request makes the wake good (the dealer's next card after a decision
+    whose function died); if it was used, it is ignored."""
     token = rnd.get("wait_token")
     rnd["wait_token"] = None
     if token:
         rnd["woken_token"] = token
-    return token
+    return token or rnd.get("woken_token")
 
 
 def _wake_again(rnd: dict[str, Any]) -> None:
