@@ -471,8 +471,8 @@ def _mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, resume: boo
 
     def attempt() -> T:
         rnd = load_round(round_id)
+        out = change(rnd)  # before the token is taken: a refusal may wake the workflow (_wake_again)
         token = _take_token(rnd)
-        out = change(rnd)
         store.put_versioned(store.game_table(), rnd, int(rnd["version"]))
         holder["token"] = token
         return out
