@@ -177,6 +177,20 @@ def credit_transactions(round_id: str, closed: set[str]) -> int:
     return sum(-(-n // service.CREDITS_PER_TRANSACTION) for n in groups.values())
 
 
+def ready_with_writes(direct: Direct, rounds: Scenario, end: str, n: int) -> tuple[str, dict[str, int]]:
+    """A fresh round ready to ``end`` whose settlement (or void) makes at least ``n`` writes. Bets
+    go to shards by their random ids and a player's bets in one shard close in one transaction, so
+    rounds differ: one with fewer writes is closed cleanly and another is played."""
+    for _ in range(30):
+        round_id, start = rounds.ready(end)
+        shards = int(service.load_round(round_id)["shards"])
+        groups = Counter((b["shard"], b["player"]) for b in store.round_bets(round_id, shards) if b["status"] == "open")
+        if sum(-(-k // service.CREDITS_PER_TRANSACTION) for k in groups.values()) + 1 >= n:
+            return round_id, start
+        direct.run(direct.settlement(round_id, end))
+    raise AssertionError(f"no {rounds.game} round of 30 makes {n} writes")
+
+
 
 @pytest.mark.parametrize("game", ["deluxe-blackjack", *(["baccarat", "pok-deng"] if FULL else [])])
 def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct: Direct, game: str) -> None:
@@ -190,7 +204,7 @@ def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct:
     assert len(still_open) == rounds.bets
     assert writes == credit_transactions(round_id, still_open) + 1  # one to finish the round
     for n in range(1, writes + 1):
-        round_id, start = rounds.ready("settle")
+        round_id, start = ready_with_writes(direct, rounds, "settle", n)
         plan = Plan(at=n)
         direct.run(direct.settlement(round_id), plan)
         FIGURES["crash_scenarios"] += 1
@@ -213,7 +227,7 @@ def test_a_void_refunds_exactly_once_when_it_dies_after_any_of_its_writes(direct
     assert len(still_open) == rounds.bets
     assert writes == credit_transactions(round_id, still_open) + 1
     for n in range(1, writes + 1):
-        round_id, start = rounds.ready("void")
+        round_id, start = ready_with_writes(direct, rounds, "void", n)
         plan = Plan(at=n)
         direct.run(direct.settlement(round_id, "void"), plan)
         FIGURES["crash_scenarios"] += 1
