@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import queries, service, store
+from croupier.app import api, queries, service, store
 from croupier.app.errors import Funds, StateConflict
 from croupier.errors import CroupierError
 from tests.integration.conftest import Harness
@@ -313,3 +313,30 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
     assert {(b["player"], b["type"]): int(b["taken"]) for b in in_round} == dict(staked)
     check_exactly_once(round_id, dict.fromkeys(players, START))
     audit_ok()
+
+
+def test_http_requests_to_different_functions_at_once_each_keep_their_own_caller(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two HTTP functions answering at the same moment (the query function, the wallet function):
+    each request is resolved with its own route, body and caller, never another request's. Each
+    function pauses between taking its request and reading its caller, so that the two overlap."""
+    ana, operator = h.players["ana"], h.operator
+    FIGURES["concurrent_requests"] += 60
+    read_caller = api.caller
+
+    def slow_caller(router: Any) -> Any:
+        time.sleep(0.01)
+        return read_caller(router)
+
+    monkeypatch.setattr(api, "caller", slow_caller)
+
+    def one(i: int) -> tuple[str, Any]:
+        if i % 2:
+            return "deposit", operator.post(f"/wallets/{ana.subject}/deposits", {"amount": 1}, idempotent=True)
+        return "wallet", ana.get(f"/wallets/{ana.subject}")
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(one, range(60)))
+    assert all(kind != "wallet" or answer["player"] == ana.subject for kind, answer in answers)
+    assert all(kind != "deposit" or answer["amount"] == 1 for kind, answer in answers)
+    assert h.balance("ana") == START + 30

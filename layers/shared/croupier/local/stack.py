@@ -108,6 +108,7 @@ class LocalStack:
         self.outputs: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._workers: dict[str, ThreadPoolExecutor] = {}
+        self._resolving = threading.Lock()
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -194,6 +195,8 @@ class LocalStack:
         the module; its boto3 clients and caches live as long as the environment): concurrent
         invocations of the same function wait their turn; different functions run in parallel."""
         handler = self.handlers[function_name]
+        if any(route.function == function_name for route in self.routes):
+            handler = self._one_http_event_at_a_time(handler)
         with self._lock:
             self.invocations[function_name] += 1
             worker = self._workers.get(function_name)
@@ -201,6 +204,18 @@ class LocalStack:
                 worker = self._workers[function_name] = ThreadPoolExecutor(
                     max_workers=1, thread_name_prefix=f"lambda-{function_name}")
         return worker.submit(handler, event, LambdaContext(function_name)).result()
+
+    def _one_http_event_at_a_time(self, handler: Handler) -> Handler:
+        """Powertools' HTTP resolvers keep the event being resolved on a class attribute, shared by
+        every resolver of the process: on AWS each function has its own process; here, HTTP
+        functions running at once in two threads would read each other's request (its route, its
+        body, its caller). They take turns; the other functions still run in parallel."""
+
+        def resolve_alone(event: dict[str, Any], context: Any) -> Any:
+            with self._resolving:
+                return handler(event, context)
+
+        return resolve_alone
 
     def _load_handler(self, logical_id: str, code_uri: str, handler: str) -> Handler:
         module_name, func = handler.rsplit(".", 1)
