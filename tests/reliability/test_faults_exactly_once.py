@@ -167,13 +167,15 @@ def open_bets(round_id: str) -> set[str]:
     return {b["bet_id"] for b in store.round_bets(round_id, shards) if b["status"] == "open"}
 
 
-def credit_transactions(round_id: str, closed: set[str]) -> int:
-    """The transactions that closed ``closed``: one per shard, player and kind (settled or
-    refunded), up to ``CREDITS_PER_TRANSACTION`` bets each."""
+def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> int:
+    """The transactions that closed ``bets``: one per shard, player and kind (settled or refunded),
+    up to ``CREDITS_PER_TRANSACTION`` bets each. With ``closed=False``, bets all still open: the
+    transactions they will take (a round settles, or refunds, all its bets alike)."""
     shards = int(service.load_round(round_id)["shards"])
     groups = Counter((b["shard"], b["player"], b["status"]) for b in store.round_bets(round_id, shards)
-                     if b["bet_id"] in closed)
-    assert all(status in ("settled", "refunded") for _, _, status in groups)
+                     if b["bet_id"] in bets)
+    expected = ("settled", "refunded") if closed else ("open",)
+    assert all(status in expected for _, _, status in groups)
     return sum(-(-n // service.CREDITS_PER_TRANSACTION) for n in groups.values())
 
 
@@ -183,13 +185,10 @@ def ready_with_writes(direct: Direct, rounds: Scenario, end: str, n: int) -> tup
     rounds differ: one with fewer writes is closed cleanly and another is played."""
     for _ in range(30):
         round_id, start = rounds.ready(end)
-        shards = int(service.load_round(round_id)["shards"])
-        groups = Counter((b["shard"], b["player"]) for b in store.round_bets(round_id, shards) if b["status"] == "open")
-        if sum(-(-k // service.CREDITS_PER_TRANSACTION) for k in groups.values()) + 1 >= n:
+        if credit_transactions(round_id, open_bets(round_id), closed=False) + 1 >= n:
             return round_id, start
         direct.run(direct.settlement(round_id, end))
     raise AssertionError(f"no {rounds.game} round of 30 makes {n} writes")
-
 
 
 @pytest.mark.parametrize("game", ["deluxe-blackjack", *(["baccarat", "pok-deng"] if FULL else [])])
