@@ -80,6 +80,14 @@ class Shoe:
             return CardUse.BURNED
         return CardUse.ROUND
 
+    def discard(self, card: str) -> None:
+        """A card left the shoe but is dealt to no hand (drawn between rounds, or set aside by
+        the dealer): it counts, so that a later ninth copy is still refused."""
+        card = parse_card(card)
+        if self.phase in (ShoePhase.CLOSED, ShoePhase.SHUFFLED):
+            raise ShoeError(f"a card cannot be set aside now (shoe is {self.phase})", reason="shoe-" + self.phase)
+        self._count(card)
+
     def confirm_burn(self) -> None:
         """The dealer console confirms the burn (cards burned face down without a scan)."""
         if self.phase not in (ShoePhase.BURNING, ShoePhase.ROUND_BURN):

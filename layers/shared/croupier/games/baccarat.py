@@ -483,6 +483,7 @@ class BaccaratRound:
     """One baccarat round: knows which hand the next card goes to, and settles."""
 
     game: ClassVar[str] = "baccarat"
+    deals_during_betting: ClassVar[bool] = False
     _p_sum: int
     _b_sum: int
     """The sums of the points of the Player's and the Banker's cards, from the fourth card on."""

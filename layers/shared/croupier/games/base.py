@@ -228,6 +228,9 @@ exact_whole = _whole = _Wholes().__getitem__
 @runtime_checkable
 class RoundEngine(Protocol):
     game: ClassVar[str]
+    deals_during_betting: ClassVar[bool]
+    """True when the dealer deals the round's cards while bets are still open (Pok Deng: face
+    down, revealed after the close); False when the first card comes once betting has ended."""
 
     @property
     def expected(self) -> Expectation: ...

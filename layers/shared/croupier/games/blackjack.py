@@ -573,6 +573,7 @@ class BlackjackRound:
     table-rule checks of the bets (for callers that checked them already)."""
 
     game: ClassVar[str] = GAME_DELUXE
+    deals_during_betting: ClassVar[bool] = False
 
     def __init__(
         self,

@@ -367,6 +367,7 @@ class PokDengRound:
     """One Pok Deng round: twelve cards in dealing order, then settle."""
 
     game: ClassVar[str] = "pok-deng"
+    deals_during_betting: ClassVar[bool] = True
 
     def __init__(
         self,
