@@ -46,6 +46,24 @@ def simulate(opts: Options) -> Iterable[Figure]:
                      "rounds/s", note=f"croupier simulate {game} --rounds {rounds} --seed 1")
 
 
+def cards(opts: Options) -> Iterable[Figure]:
+    import bench_cards
+
+    if not opts.wants("cards"):
+        return
+    out = bench_cards.main(["--rounds", "3" if opts.quick else "8"])
+    note = "scripts/bench_cards.py"
+    for key, label in (("scan_to_applied_ms", "scan to applied (local stack)"),
+                       ("scan_to_next_wait_ms", "scan to the workflow's next wait (local stack)")):
+        yield Figure(f"cards.{key}.median", f"{label}, median", out[key]["median"], "ms", higher_is_better=False,
+                     note=note)
+        yield Figure(f"cards.{key}.p99", f"{label}, p99", out[key]["p99"], "ms", higher_is_better=False, note=note)
+    yield Figure("cards.aws_steps", "sequential steps from a scan to ready for the next card, on AWS",
+                 out["sequential_steps_to_ready"], "steps", higher_is_better=False, note=note)
+    yield Figure("cards.aws_estimate", "estimated on AWS at typical latencies", out["aws_estimate_ms"], "ms",
+                 higher_is_better=False, note=note)
+
+
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 
