@@ -88,8 +88,8 @@ def measure(label: str, play: Any, bets: int) -> dict[str, Any]:
 
 
 def game_rounds(demo: Any) -> list[dict[str, Any]]:
-    from croupier.local.demo import blackjack_round_plan
-
+    """One round of each game, dealt by the studio's dealer at table speed (table events are the
+    dealer's scans and the console's events of the round)."""
     rows = []
     counter = {"events": 0}
 
@@ -103,43 +103,31 @@ def game_rounds(demo: Any) -> list[dict[str, Any]]:
         devices.send = send
         return devices
 
-    devices, shoe = demo.open_table("bench-bac", "baccarat", 1, cut_at=300)
-    counting(devices)
+    def played(table: Any, bets: dict[str, list[dict[str, Any]]], **kwargs: Any) -> Any:
+        def play() -> Any:
+            counter["events"] = 0
+            return demo.round(table, bets, **kwargs), counter["events"]
 
-    def bac() -> Any:
-        counter["events"] = 0
-        final = demo.round("bench-bac", devices, shoe, {"ana": [{"type": "banker", "amount": 1000}],
-                                                          "ben": [{"type": "player", "amount": 500}]})
-        return final, counter["events"]
+        return play
 
-    rows.append(measure("baccarat", bac, 2))
-    devices_pd, shoe_pd = demo.open_table("bench-pd", "pok-deng", 2, cut_at=300)
-    counting(devices_pd)
-
-    def pd() -> Any:
-        counter["events"] = 0
-        final = demo.round("bench-pd", devices_pd, shoe_pd, {"dev": [{"type": "player-1", "amount": 1000}],
-                                                              "eli": [{"type": "player-4", "amount": 500}]},
-                           per_round_burn=True)
-        return final, counter["events"]
-
-    rows.append(measure("pok deng", pd, 2))
-    for game, table, seats in (("deluxe-blackjack", "bench-dlx", (1, 2)), ("blackjack", "bench-bj", (3,))):
-        dev, sh = demo.open_table(table, game, 3, cut_at=300, scan_burn=False)
-        counting(dev)
+    bac = demo.open_table("bench-bac", "baccarat", 1, cut_at=300)
+    counting(bac.devices)
+    rows.append(measure("baccarat", played(bac, {"ana": [{"type": "banker", "amount": 1000}],
+                                                 "ben": [{"type": "player", "amount": 500}]}), 2))
+    pd = demo.open_table("bench-pd", "pok-deng", 2, cut_at=300)
+    counting(pd.devices)
+    rows.append(measure("pok deng", played(pd, {"dev": [{"type": "player-1", "amount": 1000}],
+                                                "eli": [{"type": "player-4", "amount": 500}]}, per_round_burn=1), 2))
+    for game, name, seats in (("deluxe-blackjack", "bench-dlx", (1, 2)), ("blackjack", "bench-bj", (3,))):
+        table = demo.open_table(name, game, 3, cut_at=300, scan_burn=False)
+        counting(table.devices)
         owners = {}
         for seat, player in zip(seats, ("ana", "ben"), strict=False):
-            demo.players[player].call("PUT", f"/tables/{table}/seats/{seat}")
+            demo.players[player].call("PUT", f"/tables/{name}/seats/{seat}")
             owners[seat] = player
         bets = {owners[s]: [{"type": "seat", "seat": s, "amount": 1000}] for s in seats}
         bets["chloe"] = [{"type": "behind", "seat": seats[0], "amount": 500}]
-
-        def bj(table: str = table, dev: Any = dev, sh: Any = sh, bets: Any = bets, owners: Any = owners) -> Any:
-            counter["events"] = 0
-            final = demo.round(table, dev, sh, bets, decide=blackjack_round_plan(owners), windows=lambda v: [])
-            return final, counter["events"]
-
-        rows.append(measure(game, bj, len(bets)))
+        rows.append(measure(game, played(table, bets), len(bets)))
     return rows
 
 
@@ -165,14 +153,14 @@ def big_round(demo: Any, n_bets: int) -> dict[str, Any]:
         store.move_money(client.subject, [(f"deposit:bench:{client.subject}", 1_000_000, {})], kind="deposit")
     types = ["player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small"]
     countdown = min(600, int(30 + 1.3 * players * PER_REQUEST_S[0]))  # 600: the longest a table allows
-    devices, shoe = demo.open_table(table, "baccarat", 5, cut_at=300,
-                                    rules={"timers": {**demo.timers, "countdown": countdown}})
-    events = {"n": 0}
+    opened_table = demo.open_table(table, "baccarat", 5, cut_at=300,
+                                   rules={"timers": {**demo.timers, "countdown": countdown}})
     placed = {"bets": 0}
     counting = threading.Lock()
 
     def play() -> Any:
-        round_id = demo.dealer.post(f"/tables/{table}/rounds")["round_id"]
+        started = opened_table.console.post(f"/tables/{table}/rounds")
+        round_id = started["round_id"]
         opened = time.perf_counter()
 
         def bet(i: int) -> None:
@@ -191,21 +179,16 @@ def big_round(demo: Any, n_bets: int) -> dict[str, Any]:
         PER_REQUEST_S[0] = placing / players
         print(f"    {placed['bets']} of {n_bets} bets placed in {placing:.1f} s ({players} requests, "
               f"countdown {countdown} s)", flush=True)
-        while demo.supervisor.get(f"/rounds/{round_id}")["status"] == "betting":
-            time.sleep(0.5)
-        closed = time.perf_counter()
-        while True:
-            view = demo.supervisor.get(f"/rounds/{round_id}")
-            if view["status"] in ("settled", "voided"):
-                settling = time.perf_counter() - closed
-                print(f"    closed, dealt and settled in {settling:.1f} s", flush=True)
-                idle = closed - opened - placing
-                return view, events["n"], idle
-            if view["status"] == "playing" and view.get("expected", {}).get("kind") == "card":
-                devices.scan(shoe.draw(devices))
-                events["n"] += 1
-            else:
-                time.sleep(0.2)
+        dealer = opened_table.dealer
+        scans = dealer.scans
+        physical = dealer.deal(started)  # the dealer starts as the countdown shows zero
+        closed = time.perf_counter() - (physical.first_card_offset or 0.0)
+        while (view := demo.supervisor.get(f"/rounds/{round_id}"))["status"] not in ("settled", "voided"):
+            time.sleep(0.2)
+        settling = time.perf_counter() - closed
+        print(f"    closed, dealt and settled in {settling:.1f} s", flush=True)
+        idle = closed - opened - placing
+        return view, dealer.scans - scans, idle
 
     row = measure(f"baccarat, {n_bets} bets", play, n_bets)
     row["bets"] = placed["bets"]

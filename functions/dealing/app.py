@@ -1,7 +1,9 @@
 """Dealing: card-reader and dealer-console events from the table bus, via a FIFO queue (in order).
 
-A malformed event is refused and logged (it would never succeed on a retry); a failure of the
-store is reported back so that the queue redelivers the event and the ones after it, in order.
+Each event is recorded in its table's device log, then the table takes what it can
+(croupier.app.dealing). A malformed event, or one a device sent for another table, is refused and
+logged (it would never succeed on a retry); a failure of the store is reported back so that the
+queue redelivers the event and the ones after it, in order.
 """
 
 import json
@@ -12,7 +14,7 @@ from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, proce
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from croupier.app import service
+from croupier.app import alerts, dealing
 from croupier.app.events import parse_event
 from croupier.errors import CroupierError
 
@@ -24,13 +26,16 @@ processor = SqsFifoPartialProcessor(skip_group_on_error=True)  # a failed table 
 
 def handle(record: SQSRecord) -> dict[str, Any]:
     try:
-        _, detail_type, detail = parse_event(json.loads(record.body))
-        outcome = service.table_event(detail_type, detail.model_dump())
+        event_id, detail_type, detail = parse_event(json.loads(record.body))
+        fields = detail.model_dump()
+        outcome = dealing.record(detail_type, fields, fields.get("scan_id") or f"event:{event_id}")
     except (CroupierError, ValueError) as exc:
+        alerts.count("DeviceEventsInvalid")
         logger.warning("table event refused", extra={"refusal": str(exc), "message_id": record.message_id})
-        return {"applied": "refused", "why": str(exc)}
-    # never the card itself: a face-down card (the Deluxe hole card) must not reach a log line
-    logger.info("table event", extra={k: v for k, v in outcome.items() if k != "card"})
+        return {"recorded": "refused", "why": str(exc)}
+    # what happened, never a card: a face-down card (the Deluxe hole card, Pok Deng's cards during
+    # betting) must not reach a log line
+    logger.info("table event", extra={"detail_type": detail_type, **outcome})
     return outcome
 
 

@@ -4,13 +4,15 @@ session; every test uses its own tables and players, so tests do not see each ot
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
 
 from croupier.app.audit import run_audit
-from croupier.local.client import Client
-from croupier.local.demo import Demo
+from croupier.local.client import Client, TableDevices
+from croupier.local.dealer import DealerShoe
+from croupier.local.demo import Demo, Table
 from croupier.local.stack import LocalStack
 
 TIMERS = {"countdown": 5, "decision": 1, "follow": 1, "insurance": 1, "pause_void": 30}
@@ -30,6 +32,12 @@ class Harness(Demo):
     def table(self, base: str) -> str:
         return f"{base}-{self.n}"
 
+    def open_devices(self, table_id: str, game: str, seed: int, cut_at: int, **kwargs: Any,
+                     ) -> tuple[TableDevices, DealerShoe]:
+        """A table opened with a shuffled shoe, for a test that drives its devices itself."""
+        opened: Table = self.open_table(table_id, game, seed, cut_at, **kwargs)
+        return opened.devices, opened.shoe
+
     def client(self, subject: str, role: str, account_kind: str = "real") -> Client:
         return Client(self.stack.api_url, self.stack.jwt_secret, subject, role, account_kind)
 
@@ -45,6 +53,43 @@ class Harness(Demo):
 @pytest.fixture
 def h(stack: LocalStack) -> Harness:
     return Harness(stack)
+
+
+class Alerts:
+    """A supervisor's console listening on the table bus: a rule for the application's own events
+    (source ``croupier``) delivering to a queue that this reads."""
+
+    def __init__(self, stack: LocalStack) -> None:
+        import boto3
+
+        self.sqs = boto3.session.Session().client("sqs")
+        events = boto3.session.Session().client("events")
+        self.url = self.sqs.create_queue(QueueName="supervisor-console")["QueueUrl"]
+        arn = self.sqs.get_queue_attributes(QueueUrl=self.url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        bus = stack.outputs["event_bus"]
+        events.put_rule(Name="supervisor-console", EventBusName=bus, EventPattern=json.dumps({"source": ["croupier"]}))
+        events.put_targets(Rule="supervisor-console", EventBusName=bus, Targets=[{"Id": "console", "Arn": arn}])
+        self.seen: list[dict[str, Any]] = []
+
+    def received(self) -> list[dict[str, Any]]:
+        """Every event the console has received so far (``detail-type`` and ``detail``)."""
+        while True:
+            page = self.sqs.receive_message(QueueUrl=self.url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
+            messages = page.get("Messages", [])
+            if not messages:
+                return self.seen
+            for message in messages:
+                self.seen.append(json.loads(message["Body"]))
+                self.sqs.delete_message(QueueUrl=self.url, ReceiptHandle=message["ReceiptHandle"])
+
+    def of(self, detail_type: str, table_id: str) -> list[dict[str, Any]]:
+        return [e["detail"] for e in self.received()
+                if e["detail-type"] == detail_type and e["detail"].get("table_id") == table_id]
+
+
+@pytest.fixture(scope="session")
+def alerts(stack: LocalStack) -> Alerts:
+    return Alerts(stack)
 
 
 def nets(harness: Harness, player: str, round_id: str) -> dict[str, Any]:

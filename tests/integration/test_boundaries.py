@@ -92,8 +92,8 @@ class Api:
         self.calls = 0
 
     def token(self, subject: str, role: str, account_kind: str = "real", *, ttl: int = 86400,
-              secret: str | None = None) -> str:
-        return issue_local_token(secret or self.stack.jwt_secret, subject, role, account_kind, ttl=ttl)
+              secret: str | None = None, table: str | None = None) -> str:
+        return issue_local_token(secret or self.stack.jwt_secret, subject, role, account_kind, ttl=ttl, table=table)
 
     def request(self, method: str, path: str, body: Any = _NOBODY, *, raw: bytes | str | None = None,
                 token: str | None = None, key: str | None = None, headers: dict[str, str] | None = None,
@@ -265,7 +265,7 @@ class EventTap:
         if "EventId" not in result:
             return {"applied": "not-accepted-by-the-bus", "why": result.get("ErrorMessage")}
         event_id = result["EventId"]
-        if source not in ("croupier.card-reader", "croupier.dealer-console"):
+        if not source.startswith(("croupier.card-reader.", "croupier.dealer-console.")):
             time.sleep(0.05)  # the bus rule does not route it: it never reaches the dealing function
             assert event_id not in self.outcomes
             return {"applied": "not-routed", "why": f"source {source!r} is not routed to the table queue"}
@@ -274,16 +274,18 @@ class EventTap:
 
 
 def assert_event_refused(outcome: dict[str, Any]) -> None:
+    """Refused before it was recorded: the device log, and everything else, is as it was."""
     assert "raised" not in outcome, f"the dealing function failed on the event (it would be redelivered): {outcome}"
-    assert outcome.get("applied") in ("refused", "nothing", "not-routed", "not-accepted-by-the-bus"), outcome
+    assert (outcome.get("recorded") == "refused"
+            or outcome.get("applied") in ("not-routed", "not-accepted-by-the-bus")), outcome
     assert "paused" not in outcome, f"a malformed event paused a round: {outcome}"
     assert isinstance(outcome.get("why"), str) and outcome["why"], outcome
 
 
-def scan_marker(table_id: Any, scan_id: Any) -> dict[str, Any] | None:
-    if not isinstance(table_id, str) or not isinstance(scan_id, str):
+def once_marker(table_id: Any, key: Any) -> dict[str, Any] | None:
+    if not isinstance(table_id, str) or not isinstance(key, str):
         return None
-    return store.get(store.game_table(), store.scan_key(table_id, scan_id))
+    return store.once_marker(table_id, key)
 
 
 # --- the arena: tables and rounds held still in every interesting state ----------------------
@@ -337,11 +339,14 @@ class Arena:
     def players(self) -> dict[str, str]:
         return {name: client.subject for name, client in self.h.players.items()}
 
-    def token(self, who: str, account_kind: str = "real") -> str:
-        """``who``: a player's short name (ana ...) or a role (operator, dealer, supervisor)."""
+    def token(self, who: str, account_kind: str = "real", *, path: str | None = None) -> str:
+        """``who``: a player's short name (ana ...) or a role (operator, dealer, supervisor). A
+        dealer console's token names the table it serves: the table of ``path`` (``/tables/...``)."""
         if who in self.h.players:
             return self.api.token(self.h.players[who].subject, "player", account_kind)
-        return self.api.token(f"{who}-1", who)
+        filled = self.fill(path or "")
+        table = filled.split("/")[2] if who == "dealer" and filled.startswith("/tables/") else None
+        return self.api.token(f"{who}-1", who, table=table)
 
     def world(self) -> World:
         return World(lambda: list(self.names.values()), lambda: list(self.rounds.values()),
@@ -376,16 +381,16 @@ def build_arena(stack: LocalStack) -> Arena:
     arena.names = {k: f"{k.replace('_', '-')}-{n}" for k in
                    ("betting", "closed", "deluxe", "idle", "idle_bj", "no_shoe", "config")}
     names = arena.names
-    d_betting, _ = h.open_table(names["betting"], "baccarat", 21, cut_at=300, scan_burn=False,
+    d_betting, _ = h.open_devices(names["betting"], "baccarat", 21, cut_at=300, scan_burn=False,
                                 rules={"timers": LONG})
-    d_closed, shoe_closed = h.open_table(names["closed"], "baccarat", 22, cut_at=300, scan_burn=False,
+    d_closed, shoe_closed = h.open_devices(names["closed"], "baccarat", 22, cut_at=300, scan_burn=False,
                                          rules={"timers": QUICK_CLOSE})
-    d_deluxe, shoe_deluxe = h.open_table(names["deluxe"], "deluxe-blackjack", 23, cut_at=300, scan_burn=False,
+    d_deluxe, shoe_deluxe = h.open_devices(names["deluxe"], "deluxe-blackjack", 23, cut_at=300, scan_burn=False,
                                          rules={"timers": QUICK_CLOSE})
-    d_idle, _ = h.open_table(names["idle"], "baccarat", 24, cut_at=300, scan_burn=False, rules={"timers": LONG})
-    d_idle_bj, _ = h.open_table(names["idle_bj"], "deluxe-blackjack", 25, cut_at=300, scan_burn=False,
+    d_idle, _ = h.open_devices(names["idle"], "baccarat", 24, cut_at=300, scan_burn=False, rules={"timers": LONG})
+    d_idle_bj, _ = h.open_devices(names["idle_bj"], "deluxe-blackjack", 25, cut_at=300, scan_burn=False,
                                 rules={"timers": LONG})
-    d_config, _ = h.open_table(names["config"], "baccarat", 26, cut_at=300, scan_burn=False, rules={"timers": LONG})
+    d_config, _ = h.open_devices(names["config"], "baccarat", 26, cut_at=300, scan_burn=False, rules={"timers": LONG})
     h.operator.post("/tables", {"game": "pok-deng", "table_id": names["no_shoe"],
                                 "reader_id": f"reader-{names['no_shoe']}", "rules": {"timers": LONG}})
     arena.devices = {"betting": d_betting, "closed": d_closed, "deluxe": d_deluxe, "idle": d_idle,
@@ -398,16 +403,16 @@ def build_arena(stack: LocalStack) -> Arena:
     ana.call("PUT", f"/tables/{names['idle_bj']}/seats/3")
     shoe_deluxe.prepare(["TS", "9H", "6D", "7C", "8H", "QD"])  # seat 1 TS 7C, seat 2 9H 8H, dealer 6D + hole QD
     shoe_closed.prepare(["2S", "3H", "4D", "5C"])
-    arena.rounds["deluxe"] = h.dealer.post(f"/tables/{names['deluxe']}/rounds")["round_id"]
+    arena.rounds["deluxe"] = h.console(names['deluxe']).post(f"/tables/{names['deluxe']}/rounds")["round_id"]
     ana.post(f"/tables/{names['deluxe']}/bets", {"bets": [{"type": "seat", "seat": 1, "amount": 1000}]},
              idempotent=True)
     ben.post(f"/tables/{names['deluxe']}/bets", {"bets": [{"type": "seat", "seat": 2, "amount": 1000}]},
              idempotent=True)
     chloe.post(f"/tables/{names['deluxe']}/bets", {"bets": [{"type": "behind", "seat": 1, "amount": 500}]},
                idempotent=True)
-    arena.rounds["closed"] = h.dealer.post(f"/tables/{names['closed']}/rounds")["round_id"]
+    arena.rounds["closed"] = h.console(names['closed']).post(f"/tables/{names['closed']}/rounds")["round_id"]
     ben.post(f"/tables/{names['closed']}/bets", {"bets": [{"type": "banker", "amount": 500}]}, idempotent=True)
-    arena.rounds["betting"] = h.dealer.post(f"/tables/{names['betting']}/rounds")["round_id"]
+    arena.rounds["betting"] = h.console(names['betting']).post(f"/tables/{names['betting']}/rounds")["round_id"]
     ana.post(f"/tables/{names['betting']}/bets", {"bets": [{"type": "player", "amount": 1000}]}, idempotent=True)
     wait_still(arena.rounds["closed"], "playing")
     wait_still(arena.rounds["deluxe"], "playing")
@@ -490,6 +495,7 @@ ROUTE_CASES = (
     RouteCase("POST", "/wallets/{player_id}/withdrawals", "/wallets/{p_ana}/withdrawals", ("operator",),
               {"amount": 100}, idempotent=True),
     RouteCase("GET", "/tables/{table_id}", "/tables/{deluxe}", ROLES),
+    RouteCase("GET", "/tables/{table_id}/log", "/tables/{deluxe}/log", ("operator", "dealer", "supervisor")),
     RouteCase("GET", "/rounds/{round_id}", "/rounds/{round_deluxe}", ROLES),
     RouteCase("GET", "/players/{player_id}/bets", "/players/{p_ana}/bets", ("player", "operator", "supervisor")),
     RouteCase("GET", "/wallets/{player_id}", "/wallets/{p_ana}", ("player", "operator", "supervisor")),
@@ -538,7 +544,7 @@ def test_a_token_of_the_wrong_role_is_403_with_a_reason(arena: Arena, still: Non
     for role in ROLES:
         if role in case.roles:
             continue
-        reply = send(arena, case, arena.token("ana") if role == "player" else arena.token(role))
+        reply = send(arena, case, arena.token("ana") if role == "player" else arena.token(role, path=case.path))
         assert_refused(reply, 403)
         assert reply.reason == "wrong-role", reply
     # a valid token whose groups name no role of this API
@@ -559,6 +565,19 @@ def test_the_api_documents_are_served_without_a_token(arena: Arena, path: str) -
             assert (case.method, case.template) in documented, case
     else:
         assert "swagger" in reply.text.lower() and "<html" in reply.text.lower()
+
+
+def test_a_dealer_console_acts_only_for_its_own_table(arena: Arena, still: None) -> None:
+    """A dealer console's token names its table: at another table it is refused, for the shoe,
+    the rounds and the device log alike (and a token that names no table is refused everywhere)."""
+    other = arena.api.token("console-x", "dealer", table=arena.names["config"])
+    unnamed = arena.api.token("console-y", "dealer")
+    for method, path, body in (("POST", "/tables/{idle}/shoes", {}), ("POST", "/tables/{idle}/rounds", _NOBODY),
+                               ("GET", "/tables/{idle}/log", _NOBODY)):
+        for token in (other, unnamed):
+            reply = arena.api.request(method, arena.fill(path), body, token=token)
+            assert_refused(reply, 403)
+            assert reply.reason == "not-your-table", reply
 
 
 # --- players act and read only for themselves ------------------------------------------------
@@ -857,7 +876,8 @@ def test_malformed_or_refused_requests_are_4xx_with_a_reason_and_change_nothing(
     arena.before()
     key = uuid.uuid4().hex if bad.key == "fresh" else bad.key
     body = json.loads(arena.fill(json.dumps(bad.body))) if bad.body is not _NOBODY else _NOBODY
-    reply = arena.api.request(bad.method, arena.fill(bad.path), body, raw=bad.raw, token=arena.token(bad.who), key=key)
+    reply = arena.api.request(bad.method, arena.fill(bad.path), body, raw=bad.raw,
+                              token=arena.token(bad.who, path=bad.path), key=key)
     assert_refused(reply, *((bad.status,) if bad.status else ()))
     if bad.reason:
         assert reply.reason == bad.reason, reply
@@ -926,6 +946,18 @@ def test_a_withdrawal_that_keeps_losing_its_race_is_a_409_and_moves_nothing(aren
 # --- table events ----------------------------------------------------------------------------
 
 READER, CONSOLE = "croupier.card-reader", "croupier.dealer-console"
+"""A case's device: the event's source is the device's and its detail's table's (see :func:`source`)."""
+
+
+def source(device: str, detail: Any, arena: Arena) -> str:
+    """The bus source a device of the detail's table uses (a device of the arena's ``closed`` table
+    when the detail names none); ``=source`` or a device outside the two kinds sends as it is."""
+    if device.startswith("="):
+        return device[1:]
+    if device not in (READER, CONSOLE):
+        return device
+    table = detail.get("table_id") if isinstance(detail, dict) else None
+    return f"{device}.{table if isinstance(table, str) and table else arena.names['closed']}"
 
 
 def _card(arena: Arena, table: str, card: Any = "5S", **extra: Any) -> dict[str, Any]:
@@ -969,12 +1001,10 @@ EVENT_CASES: list[EventCase] = [
     ("card-from-another-tables-reader", READER, "card-scanned",
      lambda a: {**_card(a, "closed"), "reader_id": f"reader-{a.names['deluxe']}"}),
     ("card-for-an-unknown-table", READER, "card-scanned", lambda a: {**_card(a, "closed"), "table_id": "no-such"}),
-    ("card-while-betting", READER, "card-scanned", lambda a: _card(a, "betting")),
-    ("card-table-without-round", READER, "card-scanned", lambda a: _card(a, "idle")),
-    ("card-table-without-shoe", READER, "card-scanned", lambda a: _card(a, "no_shoe")),
+    ("card-source-of-the-bare-reader", "=croupier.card-reader", "card-scanned", lambda a: _card(a, "closed")),
+    ("card-source-of-another-table", f"{READER}.another-table", "card-scanned", lambda a: _card(a, "closed")),
     ("scan-failed-unknown-field", READER, "scan-failed", lambda a: _card(a, "closed")),
     ("scan-failed-from-the-console", CONSOLE, "scan-failed", lambda a: _no_card(a, "closed")),
-    ("scan-failed-changes-nothing", READER, "scan-failed", lambda a: _no_card(a, "closed", reason="smudged")),
     ("cut-card-from-the-console", CONSOLE, "cut-card", lambda a: _no_card(a, "closed")),
     ("cut-card-unregistered-reader", READER, "cut-card",
      lambda a: {**_no_card(a, "closed"), "reader_id": "reader-intruder"}),
@@ -983,12 +1013,10 @@ EVENT_CASES: list[EventCase] = [
     ("shuffle-from-the-reader", READER, "shoe-shuffled", lambda a: {"table_id": a.names["idle"], "shoe_id": "s-2"}),
     ("shuffle-unknown-field", CONSOLE, "shoe-shuffled", lambda a: {"table_id": a.names["idle"], "decks": 8}),
     ("shuffle-bad-shoe-id", CONSOLE, "shoe-shuffled", lambda a: {"table_id": a.names["idle"], "shoe_id": "s 1"}),
-    ("shuffle-during-a-round", CONSOLE, "shoe-shuffled", lambda a: {"table_id": a.names["deluxe"], "shoe_id": "s-2"}),
     ("shuffle-unknown-table", CONSOLE, "shoe-shuffled", lambda a: {"table_id": "no-such"}),
     ("burn-from-the-reader", READER, "burn-done", lambda a: {"table_id": a.names["idle"]}),
     ("burn-unknown-field", CONSOLE, "burn-done", lambda a: {"table_id": a.names["idle"], "cards": 3}),
-    ("burn-without-a-burn", CONSOLE, "burn-done", lambda a: {"table_id": a.names["idle"]}),
-    ("burn-while-betting", CONSOLE, "burn-done", lambda a: {"table_id": a.names["betting"]}),
+    ("burn-naming-a-reader", CONSOLE, "burn-done", lambda a: {"table_id": a.names["idle"], "reader_id": "r-1"}),
     ("burn-unknown-table", CONSOLE, "burn-done", lambda a: {"table_id": "no-such"}),
     ("unknown-detail-type", READER, "card-dealt", lambda a: _card(a, "closed")),
     ("detail-type-case", READER, "Card-Scanned", lambda a: _card(a, "closed")),
@@ -1001,14 +1029,66 @@ EVENT_CASES: list[EventCase] = [
 @pytest.mark.filterwarnings("ignore:EventDetail should be of type dict")
 @pytest.mark.parametrize("case", EVENT_CASES, ids=lambda c: c[0])
 def test_bad_table_events_are_refused_and_change_nothing(arena: Arena, tap: EventTap, case: EventCase) -> None:
-    case_id, source, detail_type, build = case
+    case_id, device, detail_type, build = case
     detail = build(arena)
+    logs = {name: store.log_count(table) for name, table in arena.names.items()}
     arena.before()
-    outcome = tap.send(source, detail_type, detail)
+    outcome = tap.send(source(device, detail, arena), detail_type, detail)
     assert_event_refused(outcome)
     arena.check(case_id)
+    assert {name: store.log_count(table) for name, table in arena.names.items()} == logs  # nothing recorded
     if isinstance(detail, dict):
-        assert scan_marker(detail.get("table_id"), detail.get("scan_id")) is None
+        assert once_marker(detail.get("table_id"), detail.get("scan_id")) is None
+
+
+def test_device_events_the_table_cannot_take_are_kept_refused_and_told_and_change_nothing_else(
+        stack: LocalStack, tap: EventTap, arena: Arena) -> None:
+    """Valid events of the table's own devices that its state cannot take: each is recorded in
+    the device log with what became of it, a supervisor is told, and no round, bet, wallet or
+    shoe changes (a card drawn between rounds counts as drawn: it left the shoe)."""
+    from .conftest import Alerts
+
+    h = Harness(stack)  # its own tables and players (the arena is named so that its snapshot is taken anew)
+    listening = Alerts(stack)
+    idle, playing, burning = h.table("idle-events"), h.table("playing-events"), h.table("burning-events")
+    h.open_devices(idle, "baccarat", 61, cut_at=300, scan_burn=False, rules={"timers": LONG})
+    h.open_devices(playing, "deluxe-blackjack", 62, cut_at=300, scan_burn=False, rules={"timers": SOLO})
+    h.operator.post("/tables", {"game": "baccarat", "table_id": burning, "reader_id": f"reader-{burning}"})
+    h.players["ana"].call("PUT", f"/tables/{playing}/seats/1")
+    round_id = h.console(playing).post(f"/tables/{playing}/rounds")["round_id"]
+    h.players["ana"].post(f"/tables/{playing}/bets", {"bets": [{"type": "seat", "seat": 1, "amount": 1000}]},
+                          idempotent=True)
+    wait_still(round_id, "playing")  # waits for its first card
+    world = World(lambda: [idle, playing, burning], lambda: [round_id], lambda: [h.players["ana"].subject])
+    cases = [
+        (playing, CONSOLE, "shoe-shuffled", {"shoe_id": "mid-round"}, "refused", "shuffle between rounds"),
+        (playing, CONSOLE, "burn-done", {}, "refused", "no burn is under way"),
+        (idle, CONSOLE, "burn-done", {}, "refused", "no burn is under way"),
+        (idle, READER, "scan-failed", {"scan_id": uuid.uuid4().hex[:16], "reason": "smudged"}, "noted", None),
+        (idle, READER, "cut-card", {"scan_id": uuid.uuid4().hex[:16]}, "taken", None),
+        (idle, READER, "cut-card", {"scan_id": uuid.uuid4().hex[:16]}, "refused", "already came out"),
+        (burning, READER, "card-scanned", {"scan_id": uuid.uuid4().hex[:16], "card": "4S"}, "not-taken", "no shoe"),
+    ]
+    for table, device, detail_type, extra, state, why in cases:
+        before = world.take()
+        readers = {"reader_id": f"reader-{table}"} if device == READER else {}
+        detail = {"table_id": table, **readers, **extra}
+        outcome = tap.send(f"{device}.{table}", detail_type, detail)
+        assert outcome.get("recorded") not in (None, "refused", "duplicate"), outcome
+        entry = store.log_entries(table)[-1]
+        assert entry["kind"] == detail_type and entry["state"] == state, entry
+        if why:
+            assert why in (entry.get("reason") or ""), entry
+        after = world.take()
+        changed = [d for d in differences(before, after) if not d.startswith(f"TABLE#{table}|META")]
+        assert not changed, changed  # rounds, bets, wallets untouched
+        if state != "taken":
+            shoe_before, shoe_after = before[f"TABLE#{table}|META"]["shoe"], after[f"TABLE#{table}|META"]["shoe"]
+            assert shoe_before == shoe_after, (shoe_before, shoe_after)
+    told = {e["detail-type"] for e in listening.received()}
+    assert {"device-event-refused", "card-not-taken"} <= told, told
+    assert not store.load_round(round_id).get("paused")
+    h.supervisor.call("POST", f"/rounds/{round_id}/void", {"reason": "test over"})
 
 
 # --- the Deluxe hole card --------------------------------------------------------------------
@@ -1032,6 +1112,11 @@ def test_the_hole_card_never_reaches_a_player_while_hidden(arena: Arena, still: 
         assert hole not in json.dumps(view)
         for path in ("/tables/{deluxe}",):
             assert hole not in api.request("GET", arena.fill(path), token=token).text
+        if who in ("dealer", "operator", "supervisor"):  # the device log shows the hole card as a back
+            log = api.request("GET", arena.fill("/tables/{deluxe}/log"),
+                              token=arena.token(who, path="/tables/{deluxe}/log")).json
+            assert [e["card"] for e in log["entries"] if e.get("round_id") == arena.rounds["deluxe"]][-1] == "??"
+            assert hole not in json.dumps(log)
         if who in arena.h.players:
             for path in (f"/players/{{p_{who}}}/bets", f"/wallets/{{p_{who}}}"):
                 assert hole not in api.request("GET", arena.fill(path), token=token).text
@@ -1040,10 +1125,10 @@ def test_the_hole_card_never_reaches_a_player_while_hidden(arena: Arena, still: 
 def test_the_hole_card_appears_once_revealed(stack: LocalStack, arena: Arena) -> None:
     h = arena.h
     table = f"reveal-{h.n}"
-    devices, shoe = h.open_table(table, "deluxe-blackjack", 27, cut_at=300, scan_burn=False, rules={"timers": SOLO})
+    devices, shoe = h.open_devices(table, "deluxe-blackjack", 27, cut_at=300, scan_burn=False, rules={"timers": SOLO})
     h.players["eli"].call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["TS", "6D", "7C", "QD", "5S"])  # seat TS 7C; dealer 6D, hole QD (16: draws the 5S)
-    round_id = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    round_id = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     h.players["eli"].post(f"/tables/{table}/bets", {"bets": [{"type": "seat", "seat": 1, "amount": 1000}]},
                           idempotent=True)
     wait_still(round_id, "playing")
@@ -1130,7 +1215,7 @@ def test_a_burn_done_naming_an_unregistered_reader_is_refused(arena: Arena, tap:
     world = World(lambda: [table], lambda: [], lambda: [])
     before = world.take()
     assert before[f"TABLE#{table}|META"]["shoe"]["phase"] == "burning"
-    outcome = tap.send(CONSOLE, "burn-done", {"table_id": table, "reader_id": "reader-intruder"})
+    outcome = tap.send(f"{CONSOLE}.{table}", "burn-done", {"table_id": table, "reader_id": "reader-intruder"})
     assert_event_refused(outcome)
     assert_unchanged(before, world.take(), "burn-done from an unregistered reader")
 
@@ -1170,12 +1255,12 @@ def test_an_unsupported_content_type_is_refused_with_a_reason_and_a_message(aren
 def test_a_redelivered_card_scan_changes_nothing_once_the_round_moved_on(arena: Arena, tap: EventTap) -> None:
     h = arena.h
     table = f"redeliver-{h.n}"
-    devices, shoe = h.open_table(table, "blackjack", 28, cut_at=300, scan_burn=False, rules={"timers": SOLO})
-    # (a duplicate arriving when no card is expected used to be refused as unexpected and pause the round)
+    devices, shoe = h.open_devices(table, "blackjack", 28, cut_at=300, scan_burn=False, rules={"timers": SOLO})
+    # a duplicate arriving when no card is expected is not a card the round cannot place: it is none
     fay = h.players["fay"]
     fay.call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["TS", "6D", "7C"])  # seat TS 7C against the dealer's 6D: seat 1 decides
-    round_id = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    round_id = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     fay.post(f"/tables/{table}/bets", {"bets": [{"type": "seat", "seat": 1, "amount": 1000}]}, idempotent=True)
     wait_still(round_id, "playing")
     scans = [devices.scan(shoe.draw(devices)) for _ in range(3)]
@@ -1185,9 +1270,9 @@ def test_a_redelivered_card_scan_changes_nothing_once_the_round_moved_on(arena: 
     world = World(lambda: [table], lambda: [round_id], lambda: [fay.subject])
     before = world.take()
     try:
-        outcome = tap.send(READER, "card-scanned", {"table_id": table, "reader_id": f"reader-{table}",
-                                                    "scan_id": scans[-1], "card": "7C"})  # the same scan again
-        assert_event_refused(outcome)
+        outcome = tap.send(f"{READER}.{table}", "card-scanned", {"table_id": table, "reader_id": f"reader-{table}",
+                                                                 "scan_id": scans[-1], "card": "7C"})  # again
+        assert outcome["recorded"] == "duplicate" and outcome["taken"] == 0, outcome
         assert_unchanged(before, world.take(), "a redelivered scan")
     finally:
         with contextlib.suppress(ApiError):

@@ -1,5 +1,6 @@
 """The fault path and the shoe through the local stack: pause, resume, void with refunds, the
-burn, the cut card and the last round, duplicate and unexpected card events."""
+burn, the cut card and the last round, duplicate and unexpected card events, and the supervisor's
+alerts."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ from typing import Any
 
 import pytest
 
-from croupier.app import service
+from croupier.app import dealing
 from croupier.local.client import ApiError, wait_until
-from croupier.local.demo import blackjack_round_plan
 
-from .conftest import START, TIMERS, Harness
+from .conftest import START, TIMERS, Alerts, Harness
 
 pytestmark = pytest.mark.integration
 
 
 def _start(h: Harness, table: str, bets: dict[str, list[dict[str, Any]]]) -> str:
-    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    """Open a round, place the bets, and wait for the countdown to end (as the dealer does)."""
+    round_id: str = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     for player, wanted in bets.items():
         h.players[player].post(f"/tables/{table}/bets", {"bets": wanted}, idempotent=True)
     wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "playing", timeout=30)
@@ -31,31 +32,34 @@ def _view(h: Harness, round_id: str) -> dict[str, Any]:
     return view
 
 
-def test_pause_resume_keeps_the_round_and_its_cards(h: Harness) -> None:
+def test_cards_scanned_while_paused_wait_in_the_log_and_are_taken_after_the_resume(
+        h: Harness, alerts: Alerts) -> None:
     table = h.table("pause")
-    devices, shoe = h.open_table(table, "baccarat", 11, cut_at=300)
+    devices, shoe = h.open_devices(table, "baccarat", 11, cut_at=300)
     shoe.prepare(["2S", "3H", "4D", "3C", "5H", "9C"])
     round_id = _start(h, table, {"ana": [{"type": "player", "amount": 1000}]})
     devices.scan(shoe.draw(devices))
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
     assert _view(h, round_id)["paused"] is True
-    devices.scan(shoe.draw(devices))  # refused while paused: changes nothing
-    assert len(_view(h, round_id)["hands"]["banker"]["cards"]) == 0
+    assert [a["reason"] for a in alerts.of("round-paused", table)] == ["table inspection"]
+    devices.scan(shoe.draw(devices))  # the dealer goes on: the card waits in the table's log
+    assert _view(h, round_id)["hands"]["banker"]["cards"] == []
     with pytest.raises(ApiError) as wrong_role:
-        h.dealer.post(f"/rounds/{round_id}/resume", {})
+        h.console(table).post(f"/rounds/{round_id}/resume", {})
     assert wrong_role.value.status == 403
     h.supervisor.post(f"/rounds/{round_id}/resume", {})
-    shoe.position -= 1  # the dealer scans the refused card again
+    assert _view(h, round_id)["hands"]["banker"]["cards"] == ["3H"]  # taken at the resume, nothing rescanned
     while _view(h, round_id)["status"] == "playing":
         devices.scan(shoe.draw(devices))
     final = wait_until(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=30)
     assert final["result"]["player"]["cards"][:2] == ["2S", "4D"]
+    assert final["result"]["banker"]["cards"][:2] == ["3H", "3C"]
     h.audit_ok()
 
 
 def test_void_refunds_every_stake_exactly_once_including_doubles(h: Harness) -> None:
     table = h.table("void")
-    devices, shoe = h.open_table(table, "deluxe-blackjack", 12, cut_at=300, scan_burn=False,
+    devices, shoe = h.open_devices(table, "deluxe-blackjack", 12, cut_at=300, scan_burn=False,
                                  rules={"timers": {**TIMERS, "decision": 60}})
     h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["6S", "9H", "5D", "TC"])  # seat 11 against a 9
@@ -79,18 +83,18 @@ def test_void_refunds_every_stake_exactly_once_including_doubles(h: Harness) -> 
 
 def test_decision_timer_runs_out_and_the_hand_is_played_automatically(h: Harness) -> None:
     table = h.table("timer")
-    devices, shoe = h.open_table(table, "blackjack", 13, cut_at=300)
+    _, shoe = h.open_devices(table, "blackjack", 13, cut_at=300)
     h.players["dev"].call("PUT", f"/tables/{table}/seats/4")
     shoe.prepare(["2S", "9H", "4D", "5C", "KH", "7S"])  # seat 6 hits: 11 (still <= 11) hits again: 21
-    final = h.round(table, devices, shoe, {"dev": [{"type": "seat", "seat": 4, "amount": 1000}]},
-                    decide=blackjack_round_plan({4: "dev"}, {4: [None]}), windows=lambda v: [])
+    final = h.round(h.tables[table], {"dev": [{"type": "seat", "seat": 4, "amount": 1000}]}, plan={4: [None]})
     assert final["result"]["seat-4"]["cards"] == ["2S", "4D", "5C", "KH"]
     assert final["status"] == "settled"
 
 
-def test_duplicate_scan_is_ignored_and_an_unexpected_card_pauses_the_round(h: Harness) -> None:
+def test_a_duplicate_scan_is_ignored_and_a_card_between_rounds_is_kept_counted_and_told(
+        h: Harness, alerts: Alerts) -> None:
     table = h.table("dup")
-    devices, shoe = h.open_table(table, "baccarat", 14, cut_at=300)
+    devices, shoe = h.open_devices(table, "baccarat", 14, cut_at=300)
     shoe.prepare(["9S", "8H", "KD", "KC"])
     round_id = _start(h, table, {"ana": [{"type": "banker", "amount": 500}]})
     scan = devices.scan("9S")
@@ -100,10 +104,17 @@ def test_duplicate_scan_is_ignored_and_an_unexpected_card_pauses_the_round(h: Ha
         devices.scan(card)
     wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
     h.audit_ok()
-    # a card when the table's round is over and none is expected: refused, nothing changes
+    # a card when the table's round is over: recorded, counted as drawn, given to no hand, told
     before = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
-    devices.scan("5S")
-    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == before
+    stray = devices.scan("5S")
+    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == before + 1
+    told = alerts.of("card-not-taken", table)
+    assert [(t["scan_id"], t["card"]) for t in told] == [(stray, "5S")]
+    assert "no round is being dealt" in told[0]["why"]
+    log = h.supervisor.get(f"/tables/{table}/log")["entries"]
+    assert [(e["scan_id"], e["state"]) for e in log if e.get("scan_id") == stray] == [(stray, "not-taken")]
+    assert [e["state"] for e in log if e.get("scan_id") == scan] == ["taken"]  # once, for all its deliveries
+    h.audit_ok()
 
 
 def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_events(
@@ -112,19 +123,19 @@ def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_event
     table): while one table's event is being handled, another table's event is delivered after
     it, not left in the queue behind a group it does not belong to."""
     slow, quick = h.table("slowgroup"), h.table("quickgroup")
-    slow_devices, slow_shoe = h.open_table(slow, "baccarat", 41, cut_at=300)
-    quick_devices, quick_shoe = h.open_table(quick, "baccarat", 42, cut_at=300)
+    slow_devices, slow_shoe = h.open_devices(slow, "baccarat", 41, cut_at=300)
+    quick_devices, quick_shoe = h.open_devices(quick, "baccarat", 42, cut_at=300)
     rounds = {slow: _start(h, slow, {"ana": [{"type": "player", "amount": 100}]}),
               quick: _start(h, quick, {"ben": [{"type": "banker", "amount": 100}]})}
-    in_flight, handled = threading.Event(), service.table_event
+    in_flight, handled = threading.Event(), dealing.record
 
-    def slow_table_event(event_type: str, detail: dict[str, Any]) -> dict[str, Any]:
+    def slow_record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
         if detail["table_id"] == slow:
             in_flight.set()
             time.sleep(1.5)  # still being handled when the other table's card is scanned
-        return handled(event_type, detail)
+        return handled(kind, detail, once)
 
-    monkeypatch.setattr(service, "table_event", slow_table_event)
+    monkeypatch.setattr(dealing, "record", slow_record)
     scans = [threading.Thread(target=slow_devices.scan, args=(slow_shoe.draw(slow_devices),))]
     scans[0].start()
     assert in_flight.wait(30)
@@ -132,7 +143,7 @@ def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_event
     scans[1].start()
     for scan in scans:
         scan.join(30)
-    monkeypatch.setattr(service, "table_event", handled)
+    monkeypatch.setattr(dealing, "record", handled)
     for table in (slow, quick):  # nothing else is sent to the queue: each card came through
         wait_until(lambda t=table: _view(h, rounds[t])["hands"]["player"]["cards"] != [], timeout=10)
     for table, devices, shoe in ((slow, slow_devices, slow_shoe), (quick, quick_devices, quick_shoe)):
@@ -142,42 +153,112 @@ def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_event
     h.audit_ok()
 
 
-def test_a_card_nobody_expects_during_decisions_pauses_the_round(h: Harness) -> None:
+def test_a_card_during_a_decision_pauses_the_round_until_the_supervisor_says_what_became_of_it(
+        h: Harness, alerts: Alerts) -> None:
     table = h.table("surprise")
-    devices, shoe = h.open_table(table, "blackjack", 15, cut_at=300)
+    devices, shoe = h.open_devices(table, "blackjack", 15, cut_at=300, rules={"timers": {**TIMERS, "decision": 60}})
     h.players["dev"].call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["TS", "7H", "9D"])
     round_id = _start(h, table, {"dev": [{"type": "seat", "seat": 1, "amount": 1000}]})
     for _ in range(3):
         devices.scan(shoe.draw(devices))
     wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
-    devices.scan("2C")  # the dealer drew before the player decided
+    early = devices.scan("2C")  # the dealer drew before the player decided
     view = _view(h, round_id)
-    assert view["paused"] is True and "card refused" in view["pause_reason"]
-    assert view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "9D"]
+    assert view["paused"] is True and "card 2C" in view["pause_reason"]
+    assert "while seat 1 hand 0 decides" in view["pause_reason"]
+    assert view["blocked"]["scan_id"] == early and view["blocked"]["card"] == "2C"
+    assert view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "9D"]  # given to no hand
+    assert [a["blocked_by"]["scan_id"] for a in alerts.of("round-paused", table)] == [early]
+    with pytest.raises(ApiError) as unsaid:
+        h.supervisor.post(f"/rounds/{round_id}/resume", {})
+    assert unsaid.value.status == 409 and unsaid.value.reason == "say-what-became-of-the-card"
+    # the dealer put it back on the shoe: not counted, it will be drawn and scanned again
+    drawn = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
+    h.supervisor.post(f"/rounds/{round_id}/resume", {"card": "returned"})
+    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == drawn
+    h.players["dev"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "hit"}, idempotent=True)
+    devices.scan("2C")
+    view = _view(h, round_id)
+    assert view["paused"] is False and view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "9D", "2C"]
     h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "procedure error"})
     wait_until(lambda: _view(h, round_id)["status"] == "voided", timeout=30)
     assert h.balance("dev") == START
+    h.audit_ok()
+
+
+def test_a_card_kept_for_the_round_is_taken_when_the_round_next_expects_a_card(h: Harness) -> None:
+    """The dealer dealt the card for a hit a moment before the player's 'hit' reached the table:
+    the supervisor says it belongs to the round; it goes to the hand the round next deals to."""
+    table = h.table("kept")
+    devices, shoe = h.open_devices(table, "blackjack", 18, cut_at=300, rules={"timers": {**TIMERS, "decision": 60}})
+    h.players["dev"].call("PUT", f"/tables/{table}/seats/1")
+    shoe.prepare(["TS", "7H", "4D", "6C"])
+    round_id = _start(h, table, {"dev": [{"type": "seat", "seat": 1, "amount": 1000}]})
+    for _ in range(3):
+        devices.scan(shoe.draw(devices))
+    wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
+    devices.scan(shoe.draw(devices))
+    assert _view(h, round_id)["paused"] is True
+    drawn = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
+    h.supervisor.post(f"/rounds/{round_id}/resume", {"card": "round"})
+    view = _view(h, round_id)
+    assert view["paused"] is False and view["expected"]["kind"] == "decision"  # still the player's turn
+    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == drawn  # not taken yet
+    h.players["dev"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "hit"}, idempotent=True)
+    view = _view(h, round_id)
+    assert view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "4D", "6C"]
+    assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == drawn + 1
+    h.players["dev"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "stand"}, idempotent=True)
+    while _view(h, round_id)["status"] == "playing":
+        devices.scan(shoe.draw(devices))
+    assert wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
+    h.audit_ok()
+
+
+def test_a_card_long_before_the_countdown_ends_pauses_the_round_and_closes_betting(
+        h: Harness, alerts: Alerts) -> None:
+    table = h.table("early")
+    devices, shoe = h.open_devices(table, "baccarat", 19, cut_at=300,
+                                   rules={"timers": {**TIMERS, "countdown": 30}})
+    round_id = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
+    h.players["ana"].post(f"/tables/{table}/bets", {"bets": [{"type": "player", "amount": 100}]}, idempotent=True)
+    first = shoe.draw(devices)
+    devices.scan(first)  # 30 s early: the dealer must not deal yet
+    view = _view(h, round_id)
+    assert view["paused"] is True and "before betting closed" in view["pause_reason"]
+    assert view["status"] == "playing" and view["hands"]["player"]["cards"] == []
+    with pytest.raises(ApiError) as closed:  # no bet once the dealer has started dealing
+        h.players["ben"].post(f"/tables/{table}/bets", {"bets": [{"type": "player", "amount": 100}]},
+                              idempotent=True)
+    assert closed.value.status == 409 and closed.value.reason == "betting-closed"
+    assert alerts.of("round-paused", table)
+    h.supervisor.post(f"/rounds/{round_id}/resume", {"card": "round"})  # it is the round's first card
+    assert _view(h, round_id)["hands"]["player"]["cards"] == [first]
+    while _view(h, round_id)["status"] == "playing":
+        devices.scan(shoe.draw(devices))
+    assert wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
+    h.audit_ok()
 
 
 def test_burn_cut_card_and_last_round_close_the_shoe(h: Harness) -> None:
     table = h.table("shoe")
-    devices, shoe = h.open_table(table, "baccarat", 16, cut_at=300)
+    devices, shoe = h.open_devices(table, "baccarat", 16, cut_at=300)
     info = h.operator.get(f"/tables/{table}")["shoe"]
     assert info["phase"] == "ready" and info["burn_remaining"] == 0 and info["cut_card_out"] is False
     shoe.cut_at = shoe.position  # the cut card comes out with the first card of round 1: it is the last
-    final = h.round(table, devices, shoe, {"ana": [{"type": "player", "amount": 100}]})
+    final = h.round(h.tables[table], {"ana": [{"type": "player", "amount": 100}]})
     info = h.operator.get(f"/tables/{table}")["shoe"]
     assert info["cut_card_out"] is True and info["last_round"] == 1
     assert final["last_round"] is True
     assert h.operator.get(f"/tables/{table}")["shoe"]["phase"] == "closed"
     with pytest.raises(ApiError) as closed:
-        h.dealer.post(f"/tables/{table}/rounds")
+        h.console(table).post(f"/tables/{table}/rounds")
     assert closed.value.status == 409
     # a new shoe: no round before its burn is complete
     devices.shuffled("next-shoe")
     with pytest.raises(ApiError) as burning:
-        h.dealer.post(f"/tables/{table}/rounds")
+        h.console(table).post(f"/tables/{table}/rounds")
     assert burning.value.status == 409
     devices.scan("3S")  # burns 3
     for card in ("4S", "5S", "6S"):
@@ -188,7 +269,7 @@ def test_burn_cut_card_and_last_round_close_the_shoe(h: Harness) -> None:
 
 def test_a_paused_round_is_voided_automatically_after_the_configured_time(h: Harness) -> None:
     table = h.table("autovoid")
-    devices, shoe = h.open_table(table, "pok-deng", 17, cut_at=300, rules={"timers": {**TIMERS, "pause_void": 2}})
+    devices, shoe = h.open_devices(table, "pok-deng", 17, cut_at=300, rules={"timers": {**TIMERS, "pause_void": 2}})
     round_id = _start(h, table, {"fay": [{"type": "player-2", "amount": 1000}]})
     assert h.balance("fay") == START - 2000  # the 2x reservation
     devices.scan(shoe.draw(devices))

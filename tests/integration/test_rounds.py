@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from croupier.local.client import ApiError
-from croupier.local.demo import blackjack_round_plan
 
 from .conftest import START, TIMERS, Harness, nets
 
@@ -14,13 +13,13 @@ pytestmark = pytest.mark.integration
 
 
 def test_baccarat_round_settles_every_bet_into_the_wallets(h: Harness) -> None:
-    devices, shoe = h.open_table(h.table("bac"), "baccarat", 1, cut_at=300)
-    shoe.prepare(["9S", "8H", "KD", "KC"])  # Player 9, Banker 8: naturals, Player wins
-    final = h.round(h.table("bac"), devices, shoe, {
+    table = h.open_table(h.table("bac"), "baccarat", 1, cut_at=300)
+    table.shoe.prepare(["9S", "8H", "KD", "KC"])  # Player 9, Banker 8: naturals, Player wins
+    final = h.round(table, {
         "ana": [{"type": "player", "amount": 1000}, {"type": "tie", "amount": 100}],
         "ben": [{"type": "banker", "amount": 1001}],
         "chloe": [{"type": "banker", "amount": 1000, "mode": "no-commission"}, {"type": "small", "amount": 200}]})
-    assert final["status"] == "settled"
+    assert final["status"] == "settled", final.get("void_reason")
     assert final["result"]["winner"] == "player"
     assert nets(h, "ana", final["round_id"]) == {"player": 1000, "tie": -100}
     assert nets(h, "chloe", final["round_id"]) == {"banker": -1000, "small": 300}
@@ -31,13 +30,12 @@ def test_baccarat_round_settles_every_bet_into_the_wallets(h: Harness) -> None:
 
 
 def test_pok_deng_round_reserves_twice_and_returns_what_was_not_lost(h: Harness) -> None:
-    devices, shoe = h.open_table(h.table("pd"), "pok-deng", 2, cut_at=300)
+    table = h.open_table(h.table("pd"), "pok-deng", 2, cut_at=300)
     # burn card, then hands 1..5 and the banker, twice: banker 5C 3C is an 8 flush (special)
-    shoe.prepare(["2S", "9D", "2H", "3S", "4C", "6D", "5C", "KH", "QC", "4S", "AC", "7H", "3C"])
-    final = h.round(h.table("pd"), devices, shoe, {"dev": [{"type": "player-1", "amount": 1000}],
-                                                   "eli": [{"type": "player-3", "amount": 500}]},
-                    per_round_burn=True)
-    assert final["status"] == "settled"
+    table.shoe.prepare(["2S", "9D", "2H", "3S", "4C", "6D", "5C", "KH", "QC", "4S", "AC", "7H", "3C"])
+    final = h.round(table, {"dev": [{"type": "player-1", "amount": 1000}],
+                            "eli": [{"type": "player-3", "amount": 500}]}, per_round_burn=1)
+    assert final["status"] == "settled", final.get("void_reason")
     # hand 1: 9D KH = 9 (no pattern) beats the banker's 8 flush: 1:1; hand 3: 3S 4S = 7 flush loses to a special 8: 2x
     assert nets(h, "dev", final["round_id"]) == {"player-1": 1000}
     assert nets(h, "eli", final["round_id"]) == {"player-3": -1000}
@@ -46,27 +44,18 @@ def test_pok_deng_round_reserves_twice_and_returns_what_was_not_lost(h: Harness)
 
 
 def test_deluxe_round_with_insurance_split_double_follows_and_a_timeout(h: Harness) -> None:
-    table = h.table("dlx")
     # windows and timers long enough for the answers to arrive on a loaded machine
     slow = {"timers": {**TIMERS, "insurance": 5, "follow": 5, "decision": 4}}
-    devices, shoe = h.open_table(table, "deluxe-blackjack", 3, cut_at=300, scan_burn=False, rules=slow)
-    h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
-    h.players["ben"].call("PUT", f"/tables/{table}/seats/2")
-    shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
-
-    def windows(view: dict) -> list:
-        if view["expected"]["kind"] == "insurance":
-            return [("ana", {"seat": 1, "action": "insurance"}),
-                    ("chloe", {"seat": 1, "action": "insurance", "behind": True})]
-        return [("chloe", {"seat": 1, "action": f"follow-{view['expected']['what']}", "behind": True})]
-
-    final = h.round(table, devices, shoe, {
+    table = h.open_table(h.table("dlx"), "deluxe-blackjack", 3, cut_at=300, scan_burn=False, rules=slow)
+    h.players["ana"].call("PUT", f"/tables/{table.table_id}/seats/1")
+    h.players["ben"].call("PUT", f"/tables/{table.table_id}/seats/2")
+    table.shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
+    final = h.round(table, {
         "ana": [{"type": "seat", "seat": 1, "amount": 1000}],
         "ben": [{"type": "seat", "seat": 2, "amount": 1000}],
         "chloe": [{"type": "behind", "seat": 1, "amount": 500}, {"type": "pair", "seat": 2, "amount": 100}]},
-        windows=windows, decide=blackjack_round_plan({1: "ana", 2: "ben"}, {1: ["split", "double", "stand"],
-                                                                           2: [None]}))
-    assert final["status"] == "settled"
+        plan={1: ["split", "double", "stand"], 2: [None]}, insure=("ana", "chloe"), follow=("chloe",))
+    assert final["status"] == "settled", final.get("void_reason")
     hands = final["result"]
     assert hands["seat-2"]["cards"] == ["6H", "5C", "7D"]  # the timeout hit 11 once, then stood on 18
     # ana: hand 1 doubled 21 wins 2000, hand 2 (17) loses 1000, insurance (500) lost
@@ -78,13 +67,11 @@ def test_deluxe_round_with_insurance_split_double_follows_and_a_timeout(h: Harne
 
 
 def test_classic_round_deals_the_dealer_second_card_after_the_players(h: Harness) -> None:
-    table = h.table("bj")
-    devices, shoe = h.open_table(table, "blackjack", 4, cut_at=300)
-    h.players["dev"].call("PUT", f"/tables/{table}/seats/3")
-    shoe.prepare(["TS", "7H", "9D", "KC", "QH"])  # seat 19; dealer 7 then K: 17
-    final = h.round(table, devices, shoe, {"dev": [{"type": "seat", "seat": 3, "amount": 2000}],
-                                           "eli": [{"type": "behind", "seat": 3, "amount": 700}]},
-                    decide=blackjack_round_plan({3: "dev"}, {3: ["stand"]}), windows=lambda v: [])
+    table = h.open_table(h.table("bj"), "blackjack", 4, cut_at=300)
+    h.players["dev"].call("PUT", f"/tables/{table.table_id}/seats/3")
+    table.shoe.prepare(["TS", "7H", "9D", "KC", "QH"])  # seat 19; dealer 7 then K: 17
+    final = h.round(table, {"dev": [{"type": "seat", "seat": 3, "amount": 2000}],
+                            "eli": [{"type": "behind", "seat": 3, "amount": 700}]}, plan={3: ["stand"]})
     assert final["result"]["dealer"]["cards"] == ["7H", "KC"]
     assert nets(h, "dev", final["round_id"]) == {"seat3": 2000}
     assert nets(h, "eli", final["round_id"]) == {"behind3": 700}
@@ -92,12 +79,12 @@ def test_classic_round_deals_the_dealer_second_card_after_the_players(h: Harness
 
 
 def test_a_bet_after_the_countdown_is_refused_and_moves_nothing(h: Harness) -> None:
-    devices, shoe = h.open_table(h.table("late"), "baccarat", 5, cut_at=300)
-    final = h.round(h.table("late"), devices, shoe, {"ana": [{"type": "player", "amount": 100}]})
+    table = h.open_table(h.table("late"), "baccarat", 5, cut_at=300)
+    final = h.round(table, {"ana": [{"type": "player", "amount": 100}]})
     before = h.balance("ben")
     with pytest.raises(ApiError) as refused:
         h.players["ben"].post(f"/tables/{h.table('late')}/bets", {"bets": [{"type": "player", "amount": 100}]},
                               idempotent=True)
     assert refused.value.status == 409 and refused.value.reason == "betting-closed"
     assert h.balance("ben") == before
-    assert final["status"] == "settled"
+    assert final["status"] == "settled", final.get("void_reason")

@@ -2,7 +2,7 @@
 
 - ``stack``: the session's local stack (the integration suite's one when both run in one session).
 - ``h``: the integration suite's :class:`Harness` (HTTP clients, funded players, fresh names).
-- ``direct``: drives rounds in-process through ``croupier.app.service`` with the round workflow
+- ``direct``: drives rounds in-process through the application's modules with the round workflow
   switched off, so that a test decides exactly when each step runs (and what crashes).
 - ``faults``: crash injection at the DynamoDB client: a planned write commits (or not) and then the
   "process dies" (:class:`Crash`), as a Lambda killed between two writes.
@@ -27,7 +27,8 @@ from typing import Any
 import pytest
 from botocore.client import BaseClient
 
-from croupier.app import service, store, tasks, workflow
+from croupier.app import bets, dealing, rounds, steps, store, tables, tasks, workflow
+from croupier.app import decisions as deciding
 from croupier.app.audit import run_audit
 from croupier.app.engine import bet_from_item, rebuild
 from croupier.local.client import wait_until
@@ -223,8 +224,14 @@ def retry_through_crashes(fn: Callable[[], Any], faults: Faults, plan: Plan | No
 _counter = itertools.count(1)
 
 
+def device_event(kind: str, detail: dict[str, Any], once: str | None = None) -> dict[str, Any]:
+    """A device event as the dealing function records it (``once``: its scan id, else a fresh
+    bus event id)."""
+    return dealing.record(kind, detail, once or detail.get("scan_id") or f"event:{uuid.uuid4().hex}")
+
+
 class Direct:
-    """Tables, players and rounds driven through ``croupier.app.service`` in this process, with
+    """Tables, players and rounds driven through the application's modules in this process, with
     the round workflow off: ``close``, ``play`` and the settlement tasks run when the test says."""
 
     def __init__(self, faults: Faults) -> None:
@@ -244,25 +251,26 @@ class Direct:
         """A new table with a new shoe whose burn is done (the first card, the ace of clubs,
         burns one card)."""
         table_id = f"{self.tag}-{name}{next(self._tables)}"
-        service.create_table(game, {"timers": dict(TIMERS), **(rules or {})}, f"reader-{table_id}", table_id)
-        service.table_event("shoe-shuffled", {"table_id": table_id, "shoe_id": f"shoe-{uuid.uuid4().hex[:8]}"})
+        tables.create_table(game, {"timers": dict(TIMERS), **(rules or {})}, f"reader-{table_id}", table_id)
+        device_event("shoe-shuffled", {"table_id": table_id, "shoe_id": f"shoe-{uuid.uuid4().hex[:8]}"})
         self.scan(table_id, "AC")
-        service.table_event("burn-done", {"table_id": table_id})
+        device_event("burn-done", {"table_id": table_id})
         return table_id
 
     def scan(self, table_id: str, card: str, scan_id: str | None = None) -> dict[str, Any]:
-        return service.table_event("card-scanned", {"table_id": table_id, "reader_id": f"reader-{table_id}",
-                                                    "scan_id": scan_id or uuid.uuid4().hex[:16], "card": card})
+        return device_event("card-scanned", {"table_id": table_id, "reader_id": f"reader-{table_id}",
+                                             "scan_id": scan_id or uuid.uuid4().hex[:16], "card": card})
 
     def start(self, table_id: str, burn: str | None = None) -> str:
         """Open a round (Pok Deng: ``burn`` is the card burned at its start)."""
-        round_id: str = service.start_round(table_id)["round_id"]
+        round_id: str = rounds.start_round(table_id)["round_id"]
         if burn:
             self.scan(table_id, burn)
         return round_id
 
-    def bet(self, table_id: str, player: str, bets: Sequence[dict[str, Any]], key: str | None = None) -> dict[str, Any]:
-        return service.place_bets(table_id, player, "real", list(bets), key or uuid.uuid4().hex)
+    def bet(self, table_id: str, player: str, wanted: Sequence[dict[str, Any]], key: str | None = None,
+            ) -> dict[str, Any]:
+        return bets.place_bets(table_id, player, "real", list(wanted), key or uuid.uuid4().hex)
 
     # the round
     def play(self, round_id: str, table_id: str, cards: list[str],
@@ -273,13 +281,13 @@ class Direct:
         ``until(step)``): cards popped from ``cards`` in order, ``decisions[(seat, hand)]`` as
         ``(player, action)``, ``windows[key]`` answered as ``(player, seat, action, behind)``
         then closed. Returns the step the round waits on."""
-        if service.load_round(round_id)["status"] in ("betting", "closing"):
-            service.close_betting(round_id)
+        if store.load_round(round_id)["status"] in ("betting", "closing"):
+            steps.close_betting(round_id)
         left = cards
         plan = {k: list(v) for k, v in (decisions or {}).items()}
         answered: set[str] = set()
         for _ in range(200):
-            step = service.advance(round_id)
+            step = steps.advance(round_id)
             kind, key = step["kind"], step["key"]
             if kind in ("settle", "void", "done") or (until is not None and until(step)):
                 return step
@@ -288,22 +296,22 @@ class Direct:
             elif kind == "decision":
                 _, seat, hand = key.split(":")
                 player, action = plan[(int(seat), int(hand))].pop(0)
-                service.decide(round_id, player, int(seat), action, idempotency_key=uuid.uuid4().hex)
+                deciding.decide(round_id, player, int(seat), action, idempotency_key=uuid.uuid4().hex)
             elif kind == "window":
                 if windows and key in windows and key not in answered:
                     answered.add(key)
                     for player, seat, action, behind in windows[key]:
-                        service.decide(round_id, player, seat, action, behind=behind,
+                        deciding.decide(round_id, player, seat, action, behind=behind,
                                        idempotency_key=uuid.uuid4().hex)
                 else:
-                    service.close_window(round_id, key)
+                    steps.close_window(round_id, key)
             else:
                 raise AssertionError(f"round {round_id} waits for {step}")
         raise AssertionError(f"round {round_id} did not reach settlement")
 
     # settlement
     def settlement(self, round_id: str, op: str = "settle") -> list[tasks.SettlementTask]:
-        shards = int(service.load_round(round_id)["shards"])
+        shards = int(store.load_round(round_id)["shards"])
         shard_op, finish = ("settle-shard", "finish-settlement") if op == "settle" else ("refund-shard", "finish-void")
         return ([tasks.SettlementTask(op=shard_op, round_id=round_id, shard=s) for s in range(shards)]  # type: ignore[arg-type]
                 + [tasks.SettlementTask(op=finish, round_id=round_id)])  # type: ignore[arg-type]
@@ -323,8 +331,8 @@ visit keeps a round cheap on moto, and three still spread a round's bets over se
 @pytest.fixture
 def direct(faults: Faults, monkeypatch: pytest.MonkeyPatch, stack: LocalStack) -> Direct:
     monkeypatch.setattr(workflow, "start_round", lambda *args, **kwargs: "")  # the test drives the round
-    configured = service.settings()
-    monkeypatch.setattr(service, "settings", lambda: configured.model_copy(update={"bet_shards": DIRECT_SHARDS}))
+    configured = rounds.settings()
+    monkeypatch.setattr(rounds, "settings", lambda: configured.model_copy(update={"bet_shards": DIRECT_SHARDS}))
     return Direct(faults)
 
 
@@ -341,7 +349,7 @@ def expected_payouts(round_id: str) -> dict[str, int]:
     """What each bet of a round must be credited, computed from the round's record by the engine
     (not by the settlement code): a voided round refunds every stake; a settled one pays the
     engine's result, and a bet the engine did not play (refunded at the close) gets its stake."""
-    rnd = service.load_round(round_id)
+    rnd = store.load_round(round_id)
     items = store.round_bets(round_id, int(rnd["shards"]))
     if rnd["status"] in ("voiding", "voided"):
         return {b["bet_id"]: int(b["taken"]) for b in items}
@@ -360,7 +368,7 @@ def check_exactly_once(round_id: str, start: dict[str, int], expected: dict[str,
     since ``start``) is where those movements put it. Adds what was lost or duplicated to
     FIGURES before asserting."""
     expected = expected if expected is not None else expected_payouts(round_id)
-    rnd = service.load_round(round_id)
+    rnd = store.load_round(round_id)
     items = store.round_bets(round_id, int(rnd["shards"]))
     problems: list[str] = []
     lost = duplicated = 0

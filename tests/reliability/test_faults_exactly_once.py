@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-from croupier.app import service, store, workflow
+from croupier.app import decisions, settlement, steps, store, supervision, tables, workflow
+from croupier.app.engine import rebuild
+from croupier.app.errors import StateConflict
 from croupier.cards import ALL_CARDS
 from croupier.local.client import ApiError, TableDevices
 from croupier.local.demo import DealerShoe
@@ -92,8 +94,8 @@ class BaccaratRounds(Scenario):
         d.bet(self.table, p["ben"], [{"type": "player", "amount": 500}])
         d.bet(self.table, p["chloe"], [{"type": "banker", "amount": 1001, "mode": "no-commission"}])
         if end == "void":
-            d.play(round_id, self.table, self.deck, until=lambda step: len(service.load_round(round_id)["events"]) >= 2)
-            service.void(round_id, "misdeal")
+            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id)["events"]) >= 2)
+            supervision.void(round_id, "misdeal")
         else:
             assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
         return round_id, dict.fromkeys(p.values(), START)
@@ -114,8 +116,8 @@ class PokDengRounds(Scenario):
         d.bet(self.table, p["eli"], [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}])
         d.bet(self.table, p["fay"], [{"type": "player-5", "amount": 2000}])
         if end == "void":
-            d.play(round_id, self.table, self.deck, until=lambda step: len(service.load_round(round_id)["events"]) >= 3)
-            service.void(round_id, "misdeal")
+            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id)["events"]) >= 3)
+            supervision.void(round_id, "misdeal")
         else:
             assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
         return round_id, dict.fromkeys(p.values(), START)
@@ -132,7 +134,7 @@ class DeluxeRounds(Scenario):
     def ready(self, end: str) -> tuple[str, dict[str, int]]:
         d, p = self.direct, self.players("ana", "chloe")
         table = d.table(self.game, name="dlx")
-        service.sit(table, 1, p["ana"], "real")
+        tables.sit(table, 1, p["ana"], "real")
         round_id = d.start(table)
         d.bet(table, p["ana"], [{"type": "seat", "seat": 1, "amount": 1000}])
         d.bet(table, p["chloe"], [{"type": "behind", "seat": 1, "amount": 500},
@@ -145,7 +147,7 @@ class DeluxeRounds(Scenario):
         step = d.play(round_id, table, list(self.CARDS), decisions, windows, until)
         if end == "void":
             assert step["key"] == "decision:1:1"
-            service.void(round_id, "misdeal")
+            supervision.void(round_id, "misdeal")
         else:
             assert step["kind"] == "settle"
         return round_id, dict.fromkeys(p.values(), START)
@@ -163,7 +165,7 @@ def _moved(players: dict[str, int]) -> int:
 
 
 def open_bets(round_id: str) -> set[str]:
-    shards = int(service.load_round(round_id)["shards"])
+    shards = int(store.load_round(round_id)["shards"])
     return {b["bet_id"] for b in store.round_bets(round_id, shards) if b["status"] == "open"}
 
 
@@ -171,12 +173,12 @@ def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> i
     """The transactions that closed ``bets``: one per shard, player and kind (settled or refunded),
     up to ``CREDITS_PER_TRANSACTION`` bets each. With ``closed=False``, bets all still open: the
     transactions they will take (a round settles, or refunds, all its bets alike)."""
-    shards = int(service.load_round(round_id)["shards"])
+    shards = int(store.load_round(round_id)["shards"])
     groups = Counter((b["shard"], b["player"], b["status"]) for b in store.round_bets(round_id, shards)
                      if b["bet_id"] in bets)
     expected = ("settled", "refunded") if closed else ("open",)
     assert all(status in expected for _, _, status in groups)
-    return sum(-(-n // service.CREDITS_PER_TRANSACTION) for n in groups.values())
+    return sum(-(-n // settlement.CREDITS_PER_TRANSACTION) for n in groups.values())
 
 
 def ready_with_writes(direct: Direct, rounds: Scenario, end: str, n: int) -> tuple[str, dict[str, int]]:
@@ -208,7 +210,7 @@ def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct:
         direct.run(direct.settlement(round_id), plan)
         FIGURES["crash_scenarios"] += 1
         assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
-        assert service.load_round(round_id)["status"] == "settled"
+        assert store.load_round(round_id)["status"] == "settled"
         check_exactly_once(round_id, start)
     audit_ok()
 
@@ -231,7 +233,7 @@ def test_a_void_refunds_exactly_once_when_it_dies_after_any_of_its_writes(direct
         direct.run(direct.settlement(round_id, "void"), plan)
         FIGURES["crash_scenarios"] += 1
         assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
-        assert service.load_round(round_id)["status"] == "voided"
+        assert store.load_round(round_id)["status"] == "voided"
         check_exactly_once(round_id, start)
         assert all(store.balance_of(p) == START for p in start)
     audit_ok()
@@ -249,8 +251,8 @@ def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Di
     """Each invocation dies after its first write, every time it runs: the settlement only gets
     through one write per attempt, and still ends exactly once. One settlement thread, so that
     each write is the first of an attempt once (the tests above crash the parallel settlement)."""
-    configured = service.settings()
-    monkeypatch.setattr(service, "settings", lambda: configured.model_copy(update={"settlement_workers": 1}))
+    configured = settlement.settings()
+    monkeypatch.setattr(settlement, "settings", lambda: configured.model_copy(update={"settlement_workers": 1}))
     rounds = SCENARIOS[game](direct)
     round_id, start = rounds.ready(end)
     still_open = open_bets(round_id)
@@ -259,7 +261,7 @@ def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Di
     FIGURES["crash_scenarios"] += 1
     assert len(still_open) == rounds.bets
     assert len(plan.crashes) == credit_transactions(round_id, still_open) + 1
-    assert service.load_round(round_id)["status"] == ("settled" if end == "settle" else "voided")
+    assert store.load_round(round_id)["status"] == ("settled" if end == "settle" else "voided")
     check_exactly_once(round_id, start)
 
 
@@ -272,20 +274,20 @@ def test_settlement_run_again_after_it_finished_moves_nothing(direct: Direct) ->
     before = _moved(start)
     direct.run(direct.settlement(round_id))
     for task in direct.settlement(round_id, "void")[:-1]:
-        with pytest.raises(service.StateConflict):  # a settled round is never refunded
-            service.refund_shard(task.round_id, int(task.shard or 0))
-    with pytest.raises(service.StateConflict):
-        service.finish_void(round_id)
-    with pytest.raises(service.StateConflict):  # nor voided afterwards
-        service.void(round_id, "too late")
+        with pytest.raises(StateConflict):  # a settled round is never refunded
+            settlement.refund_shard(task.round_id, int(task.shard or 0))
+    with pytest.raises(StateConflict):
+        settlement.finish_void(round_id)
+    with pytest.raises(StateConflict):  # nor voided afterwards
+        supervision.void(round_id, "too late")
     assert _moved(start) == before
     check_exactly_once(round_id, start)
     voided, vstart = rounds.ready("void")
     direct.run(direct.settlement(voided, "void"))
     before = _moved(vstart)
     direct.run(direct.settlement(voided, "void"))
-    with pytest.raises(service.StateConflict):  # a voided round is never settled
-        service.settle_shard(voided, 0)
+    with pytest.raises(StateConflict):  # a voided round is never settled
+        settlement.settle_shard(voided, 0)
     assert _moved(vstart) == before
     check_exactly_once(voided, vstart)
 
@@ -309,7 +311,7 @@ def _deal_until(h: Harness, devices: TableDevices, shoe: DealerShoe, round_id: s
 
 
 def _open_round(h: Harness, table: str, bets: dict[str, list[dict[str, Any]]]) -> str:
-    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    round_id: str = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     for player, wanted in bets.items():
         h.players[player].post(f"/tables/{table}/bets", {"bets": wanted}, idempotent=True)
     wait_for(lambda: _view(h, round_id)["status"] == "playing")
@@ -330,7 +332,7 @@ def test_the_workflow_retries_a_settlement_that_died_after_each_write(
     the workflow's Retry runs it again until the round is settled exactly once. (``end="void"``,
     in the full run, does the same to a voided round's refunds through the other Map.)"""
     table = h.table(f"wf-{end}")
-    devices, shoe = h.open_table(table, "baccarat", 31 if end == "settle" else 32, cut_at=300,
+    devices, shoe = h.open_devices(table, "baccarat", 31 if end == "settle" else 32, cut_at=300,
                                  rules={"timers": HTTP_TIMERS})
     seen: set[str] = set()
 
@@ -341,7 +343,7 @@ def test_the_workflow_retries_a_settlement_that_died_after_each_write(
         return fresh
 
     crashed = crash_after(monkeypatch, store, "move_money", first_time, times=100)
-    finished = crash_after(monkeypatch, service, "_transact_versioned",
+    finished = crash_after(monkeypatch, store, "write_versioned",
                            lambda items, extra=(): items[0][0].get("status") in ("settled", "voided"))
     round_id = _open_round(h, table, BACCARAT_BETS)
     if end == "void":
@@ -402,7 +404,7 @@ def test_a_bet_retried_after_betting_closed_answers_the_bets_it_placed(direct: D
     round_id = direct.start(table)
     key = uuid.uuid4().hex
     _bet_that_dies(direct, table, ana, key)
-    service.close_betting(round_id)
+    steps.close_betting(round_id)
     again = direct.bet(table, ana, ANA_BETS, key)
     assert again["replayed"] is True and again["round_id"] == round_id
     assert _bet_debits(ana) == [-1000, -100]
@@ -423,7 +425,7 @@ def test_a_bet_retried_once_the_next_round_opened_is_not_placed_again(direct: Di
     again = direct.bet(table, ana, ANA_BETS, key)
     assert again["round_id"] == first and again["replayed"] is True
     assert _bet_debits(ana) == [-1000, -100]
-    assert store.round_bets(second, int(service.load_round(second)["shards"])) == []
+    assert store.round_bets(second, int(store.load_round(second)["shards"])) == []
     check_exactly_once(first, {ana: START})
 
 
@@ -432,12 +434,12 @@ def test_a_bet_over_http_that_died_after_its_transaction_debits_once(
     """Through the API (Powertools idempotency in front): the bet function dies after its
     transaction (502); the client retries with the same Idempotency-Key: the same bets, one debit."""
     table = h.table("betcrash")
-    devices, shoe = h.open_table(table, "baccarat", 33, cut_at=300, rules={"timers": HTTP_TIMERS})
+    devices, shoe = h.open_devices(table, "baccarat", 33, cut_at=300, rules={"timers": HTTP_TIMERS})
     shoe.prepare(["9S", "8H", "KD", "KC"])
     ana = h.players["ana"]
     crashed = crash_after(monkeypatch, store, "move_money",
                           lambda player, legs, **kw: kw.get("kind") == "bet" and player == ana.subject)
-    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    round_id: str = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     key = uuid.uuid4().hex
     with pytest.raises(ApiError) as died:
         ana.post(f"/tables/{table}/bets", {"bets": ANA_BETS}, key=key)
@@ -460,7 +462,7 @@ def test_a_bet_over_http_that_died_after_its_transaction_debits_once(
 def _decide_and_die(direct: Direct, round_id: str, player: str, action: str, key: str) -> None:
     plan = Plan(at=1)  # the decision's one write: the round (and the debit) in one transaction
     with pytest.raises(Crash), direct.faults.armed(plan):
-        service.decide(round_id, player, 1, action, idempotency_key=key)
+        decisions.decide(round_id, player, 1, action, idempotency_key=key)
     assert plan.crashes == ["TransactWriteItems"]
     FIGURES["crash_scenarios"] += 1
 
@@ -471,29 +473,29 @@ def test_a_decision_that_died_after_it_was_applied_is_applied_once_when_retried(
     round moved on to the next hand): one split, one double, one hit."""
     table = direct.table("deluxe-blackjack")
     ana = direct.player("ana")
-    service.sit(table, 1, ana, "real")
+    tables.sit(table, 1, ana, "real")
     round_id = direct.start(table)
     direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
     cards = ["8S", "9C", "8D", "TD"]
     assert direct.play(round_id, table, cards, until=lambda step: step["kind"] == "decision")["key"] == "decision:1:0"
     split, double, hit = (uuid.uuid4().hex for _ in range(3))
     _decide_and_die(direct, round_id, ana, "split", split)
-    service.decide(round_id, ana, 1, "split", idempotency_key=split)  # retried at once
+    decisions.decide(round_id, ana, 1, "split", idempotency_key=split)  # retried at once
     direct.scan(table, "3H")  # the first split hand's second card: 8 3
-    assert service.advance(round_id)["key"] == "decision:1:0"
+    assert steps.advance(round_id)["key"] == "decision:1:0"
     _decide_and_die(direct, round_id, ana, "double", double)
-    service.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried at once
+    decisions.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried at once
     direct.scan(table, "TS")  # the doubled hand's one card
     direct.scan(table, "2S")  # the second split hand: 8 2
-    assert service.advance(round_id)["key"] == "decision:1:1"
-    service.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried late: hand 2 now decides
+    assert steps.advance(round_id)["key"] == "decision:1:1"
+    decisions.decide(round_id, ana, 1, "double", idempotency_key=double)  # retried late: hand 2 now decides
     _decide_and_die(direct, round_id, ana, "hit", hit)
     direct.scan(table, "5H")  # 8 2 5
-    assert service.advance(round_id)["key"] == "decision:1:1"
-    service.decide(round_id, ana, 1, "hit", idempotency_key=hit)  # retried late: must not hit again
-    service.decide(round_id, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
-    assert service.advance(round_id)["kind"] == "settle"
-    hands = service.rebuild(service.load_round(round_id)).view(reveal_hidden=True)["seats"]["1"]["hands"]
+    assert steps.advance(round_id)["key"] == "decision:1:1"
+    decisions.decide(round_id, ana, 1, "hit", idempotency_key=hit)  # retried late: must not hit again
+    decisions.decide(round_id, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
+    assert steps.advance(round_id)["kind"] == "settle"
+    hands = rebuild(store.load_round(round_id)).view(reveal_hidden=True)["seats"]["1"]["hands"]
     assert [h["cards"] for h in hands] == [["8S", "3H", "TS"], ["8D", "2S", "5H"]]
     assert [bool(h.get("doubled")) for h in hands] == [True, False]
     debits = [int(e["amount"]) for e in ledger(ana) if int(e["amount"]) < 0]
@@ -507,7 +509,7 @@ def _double_round(h: Harness, name: str, seed: int) -> tuple[TableDevices, Deale
     10 and the next card a 9: double, 20 wins. The decision timer is far longer than the test's
     waits: the round must go on without it."""
     table = h.table(name)
-    devices, shoe = h.open_table(table, "deluxe-blackjack", seed, cut_at=300, scan_burn=False,
+    devices, shoe = h.open_devices(table, "deluxe-blackjack", seed, cut_at=300, scan_burn=False,
                                  rules={"timers": {**HTTP_TIMERS, "decision": 600}})
     h.players["ana"].call("PUT", f"/tables/{table}/seats/1")
     shoe.prepare(["6S", "9C", "5D", "TD", "9H"])
@@ -515,6 +517,13 @@ def _double_round(h: Harness, name: str, seed: int) -> tuple[TableDevices, Deale
     _deal_until(h, devices, shoe, round_id)
     wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision")
     return devices, shoe, round_id
+
+
+def _wake_of(round_id: str, armed: dict[str, bool]) -> Callable[[str | None], bool]:
+    """When to crash ``workflow.resume``: while armed, on the wake of this round's workflow only (the
+    token the round's write took). Other rounds of the session wake their own workflows meanwhile
+    (their timers, their countdowns): a crash must not fire on one of theirs instead."""
+    return lambda token: armed["on"] and bool(token) and token == store.load_round(round_id).get("woken_token")
 
 
 def _dies(request: Callable[[], Any], round_id: str) -> ApiError:
@@ -525,7 +534,7 @@ def _dies(request: Callable[[], Any], round_id: str) -> ApiError:
         answer = request()
     except ApiError as exc:
         return exc
-    rnd = service.load_round(round_id)
+    rnd = store.load_round(round_id)
     pytest.fail(f"answered instead of dying: {answer}; round events {rnd['events']}, balances "
                 f"{rnd.get('balances')}, decision keys {rnd.get('decision_keys')}, version {rnd['version']}")
 
@@ -546,7 +555,7 @@ def test_a_double_over_http_that_died_after_its_debit_is_debited_once(
     devices, shoe, round_id = _double_round(h, "dblcrash", 34)
     ana = h.players["ana"]
     armed = {"on": True}  # the decision's transaction (the debit) is written; the function dies before its wake
-    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     key = uuid.uuid4().hex
     died = _dies(lambda: ana.post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, key=key),
                  round_id)
@@ -567,7 +576,7 @@ def test_a_double_that_died_before_its_wake_is_made_good_by_the_next_card(
     and the dealer's next card wakes the workflow with the token the double took."""
     devices, shoe, round_id = _double_round(h, "dblnoretry", 41)
     armed = {"on": True}
-    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     with pytest.raises(ApiError) as died:
         h.players["ana"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "double"}, idempotent=True)
     assert died.value.status == 502 and crashed
@@ -582,7 +591,7 @@ def test_a_double_that_died_before_its_wake_is_made_good_by_the_next_card(
 
 def _waits(round_id: str) -> bool:
     """The workflow has registered its wait (its task token is on the round)."""
-    return bool(service.load_round(round_id).get("wait_token"))
+    return bool(store.load_round(round_id).get("wait_token"))
 
 
 def _supervisor_dies_before_the_wake(h: Harness, monkeypatch: pytest.MonkeyPatch, round_id: str, action: str,
@@ -590,7 +599,7 @@ def _supervisor_dies_before_the_wake(h: Harness, monkeypatch: pytest.MonkeyPatch
     """The supervisor's ``action`` is written, then its function dies before it wakes the
     workflow (a 502); the retry is refused (the round already is what was asked) and wakes it."""
     armed = {"on": True}
-    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
+    crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     with pytest.raises(ApiError) as died:
         h.supervisor.post(f"/rounds/{round_id}/{action}", body)
     assert died.value.status == 502 and crashed
@@ -606,13 +615,13 @@ def test_a_resume_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
     """The paused round's workflow waits for the pause timer (600 s here): only the retried resume
     can wake it in time to deal and settle the round."""
     table = h.table("resumecrash")
-    devices, shoe = h.open_table(table, "baccarat", 39, cut_at=300,
+    devices, shoe = h.open_devices(table, "baccarat", 39, cut_at=300,
                                  rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
     shoe.prepare(["9S", "8H", "KD", "KC"])
     round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
     devices.scan(shoe.draw(devices))
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
-    wait_for(lambda: _waits(round_id) and service.load_round(round_id)["paused"])
+    wait_for(lambda: _waits(round_id) and store.load_round(round_id)["paused"])
     _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "resume", {}, "not-paused")
     wait_for(lambda: _waits(round_id))  # woken by the retry, before any card
     _deal_until(h, devices, shoe, round_id)
@@ -627,7 +636,7 @@ def test_a_void_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
     """The workflow waits for a card (card timer 600 s): only the retried void can wake it in time
     to refund the round."""
     table = h.table("voidcrash")
-    devices, shoe = h.open_table(table, "baccarat", 40, cut_at=300,
+    devices, shoe = h.open_devices(table, "baccarat", 40, cut_at=300,
                                  rules={"timers": {**HTTP_TIMERS, "pause_void": 600}})
     round_id = _open_round(h, table, BACCARAT_BETS)
     _deal_until(h, devices, shoe, round_id, cards=2)
@@ -647,7 +656,7 @@ def test_card_events_delivered_twice_late_or_out_of_order_are_applied_once(h: Ha
     """Through the bus and the queue: a scan delivered twice at once, older scans delivered again
     after newer ones, and every scan again once the round settled: each card is applied once."""
     table = h.table("dupcards")
-    devices, shoe = h.open_table(table, "baccarat", 35, cut_at=300, rules={"timers": HTTP_TIMERS})
+    devices, shoe = h.open_devices(table, "baccarat", 35, cut_at=300, rules={"timers": HTTP_TIMERS})
     shoe.prepare(["9S", "8H", "KD", "KC"])  # naturals: four cards
     drawn = lambda: h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]  # noqa: E731
     round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
@@ -677,28 +686,28 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     round), and again when the next round of the table waits for its first cards."""
     table = direct.table("deluxe-blackjack")
     ana = direct.player("ana")
-    service.sit(table, 1, ana, "real")
+    tables.sit(table, 1, ana, "real")
     first = direct.start(table)
     direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
-    service.close_betting(first)
+    steps.close_betting(first)
     scans = [(uuid.uuid4().hex[:16], card) for card in ("TS", "9C", "7D", "TD")]  # 17 against 9, hole 10
     for scan_id, card in scans:
         direct.scan(table, card, scan_id)
-    assert service.advance(first)["key"] == "decision:1:0"
+    assert steps.advance(first)["key"] == "decision:1:0"
     for scan_id, card in reversed(scans):
-        assert direct.scan(table, card, scan_id)["applied"] == "nothing"
-    rnd = service.load_round(first)
+        assert direct.scan(table, card, scan_id)["recorded"] == "duplicate"
+    rnd = store.load_round(first)
     assert rnd["paused"] is False, rnd.get("pause_reason")
     assert [e["card"] for e in rnd["events"]] == ["TS", "9C", "7D", "TD"]
-    service.decide(first, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
-    assert service.advance(first)["kind"] == "settle"
+    decisions.decide(first, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
+    assert steps.advance(first)["kind"] == "settle"
     direct.run(direct.settlement(first))
     second = direct.start(table)
     direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
-    assert service.close_betting(second)["kind"] == "card"
+    assert steps.close_betting(second)["kind"] == "card"
     for scan_id, card in scans:
-        assert direct.scan(table, card, scan_id)["applied"] == "nothing"
-    rnd = service.load_round(second)
+        assert direct.scan(table, card, scan_id)["recorded"] == "duplicate"
+    rnd = store.load_round(second)
     assert rnd["events"] == [] and rnd["paused"] is False
     FIGURES["duplicate_deliveries"] += 8
     assert direct.play(second, table, ["TH", "9D", "TC", "8C"], {(1, 0): [(ana, "stand")]})["kind"] == "settle"
@@ -714,12 +723,12 @@ def _third_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, see
     before it wakes the workflow. Returns the devices, the shoe (KC next), the round and the
     dead delivery's scan id."""
     table = h.table(name)
-    devices, shoe = h.open_table(table, "baccarat", seed, cut_at=300,
+    devices, shoe = h.open_devices(table, "baccarat", seed, cut_at=300,
                                  rules={"timers": {**HTTP_TIMERS, "pause_void": pause_void}})
     shoe.prepare(["9S", "8H", "KD", "KC"])
     armed = {"on": False}
-    crashed = crash_after(monkeypatch, workflow, "resume", lambda token: armed["on"], before=True)
     round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
+    crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     devices.scan(shoe.draw(devices))
     devices.scan(shoe.draw(devices))
     wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])

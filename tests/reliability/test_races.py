@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import api, queries, service, store
+from croupier.app import api, bets, decisions, queries, steps, store, supervision, tables
 from croupier.app.errors import Funds, StateConflict
 from croupier.errors import CroupierError
 from tests.integration.conftest import Harness
@@ -124,11 +124,11 @@ def test_thirty_concurrent_requests_on_one_wallet_never_overdraw_it(direct: Dire
         for kind, _, amount, t, bet_type in accepted:
             if kind == "bet" and t == table:
                 want[bet_type] += amount
-        bets = store.round_bets(round_id, int(service.load_round(round_id)["shards"]))
+        bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
         assert {b["type"]: int(b["taken"]) for b in bets} == dict(want)
     for round_id in rounds:  # void them: every stake comes back, exactly once
-        service.close_betting(round_id)
-        service.void(round_id, "test over")
+        steps.close_betting(round_id)
+        supervision.void(round_id, "test over")
         direct.run(direct.settlement(round_id, "void"))
         check_exactly_once(round_id, {ana: funded}, balances=False)
     withdrawn = sum(p[2] for p in accepted if p[0] == "withdrawal")
@@ -143,20 +143,20 @@ def test_players_racing_for_one_seat_exactly_one_sits(direct: Direct) -> None:
     table = direct.table("deluxe-blackjack", name="seats")
     for seat in range(1, 8):
         racers = [direct.player(f"p{seat}x{i}") for i in range(2 + seat % 3)]  # 2 to 4 players per seat
-        outcomes = race([lambda p=p, s=seat: service.sit(table, s, p, "real") for p in racers])
+        outcomes = race([lambda p=p, s=seat: tables.sit(table, s, p, "real") for p in racers])
         winners = [p for p, (status, _) in zip(racers, outcomes, strict=True) if status == "ok"]
         assert len(winners) == 1, outcomes
         for status, err in outcomes:
             if status == "refused":
                 assert err.reason in ("seat-taken", "busy"), err
-        assert service.load_table(table)["seats"][str(seat)]["player"] == winners[0]
+        assert store.load_table(table)["seats"][str(seat)]["player"] == winners[0]
 
 
 def _blackjack_decision(direct: Direct, name: str) -> tuple[str, str, str]:
     """A Deluxe round where ana (seat 1) holds 6 5 against a 9 (hole card 10) and must decide."""
     table = direct.table("deluxe-blackjack", name=name)
     ana = direct.player("ana")
-    service.sit(table, 1, ana, "real")
+    tables.sit(table, 1, ana, "real")
     round_id = direct.start(table)
     direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
     step = direct.play(round_id, table, ["6S", "9C", "5D", "TD"], until=lambda s: s["kind"] == "decision")
@@ -169,15 +169,15 @@ def test_a_late_decision_timer_never_plays_the_hands_next_decision(direct: Direc
     fires after the hit's card, when the same hand decides again under the same key: it is
     stale and plays nothing; the new decision's own timer still does."""
     table, ana, round_id = _blackjack_decision(direct, "late-timer")
-    first = service.advance(round_id)
-    service.decide(round_id, ana, 1, "hit", idempotency_key=uuid.uuid4().hex)
+    first = steps.advance(round_id)
+    decisions.decide(round_id, ana, 1, "hit", idempotency_key=uuid.uuid4().hex)
     again = direct.play(round_id, table, ["2H"], until=lambda s: s["kind"] == "decision")
     assert (again["key"], first["key"]) == ("decision:1:0", "decision:1:0") and again["seq"] != first["seq"]
-    events = list(service.load_round(round_id)["events"])
-    assert service.decision_timeout(round_id, first["key"], first["seq"])["key"] == "decision:1:0"
-    assert service.load_round(round_id)["events"] == events  # the stale timer played nothing
-    service.decision_timeout(round_id, again["key"], again["seq"])
-    assert service.load_round(round_id)["events"][len(events):] == [{"action": {"seat": 1, "action": "timeout"}}]
+    events = list(store.load_round(round_id)["events"])
+    assert steps.decision_timeout(round_id, first["key"], first["seq"])["key"] == "decision:1:0"
+    assert store.load_round(round_id)["events"] == events  # the stale timer played nothing
+    steps.decision_timeout(round_id, again["key"], again["seq"])
+    assert store.load_round(round_id)["events"][len(events):] == [{"action": {"seat": 1, "action": "timeout"}}]
 
 
 @pytest.mark.parametrize("first,second", [("double", "double"), ("double", "hit"), ("hit", "stand"),
@@ -186,15 +186,15 @@ def test_two_decisions_racing_on_one_hand_exactly_one_applies(direct: Direct, fi
     """Two devices of one player (or the player and the decision timer) act on the same hand at
     the same moment: one decision is applied, the other refused; one debit if a double won."""
     table, ana, round_id = _blackjack_decision(direct, f"{first}-{second}")
-    before = len(service.load_round(round_id)["events"])
+    before = len(store.load_round(round_id)["events"])
 
     def act(action: str) -> Callable[[], Any]:
         if action == "timer":
-            return lambda: service.decision_timeout(round_id, "decision:1:0")
-        return lambda: service.decide(round_id, ana, 1, action, idempotency_key=uuid.uuid4().hex)
+            return lambda: steps.decision_timeout(round_id, "decision:1:0")
+        return lambda: decisions.decide(round_id, ana, 1, action, idempotency_key=uuid.uuid4().hex)
 
     outcomes = race([act(first), act(second)])
-    events = service.load_round(round_id)["events"][before:]
+    events = store.load_round(round_id)["events"][before:]
     actions = [e["action"]["action"] for e in events if "action" in e]
     assert len(actions) == 1, events
     if second == "timer":
@@ -232,7 +232,7 @@ def test_concurrent_runs_of_a_settlement_credit_each_bet_once(direct: Direct, mo
     direct.play(round_id, table, ["9S", "8H", "KD", "KC"])
     Lockstep(3).install(monkeypatch, frozenset({"TransactWriteItems"}))
     race([lambda: direct.run(direct.settlement(round_id)) for _ in range(3)])
-    assert service.load_round(round_id)["status"] == "settled"
+    assert store.load_round(round_id)["status"] == "settled"
     check_exactly_once(round_id, dict.fromkeys(players.values(), START))
 
 
@@ -246,10 +246,10 @@ def test_a_void_racing_the_settlement_either_voids_or_settles_never_both(direct:
         direct.bet(table, ana, [{"type": "banker", "amount": 1000}])
         direct.bet(table, ben, [{"type": "player", "amount": 700}])
         direct.play(round_id, table, ["9S", "8H", "KD"],
-                    until=lambda step, r=round_id: len(service.load_round(r)["events"]) == 3)
+                    until=lambda step, r=round_id: len(store.load_round(r)["events"]) == 3)
         direct.scan(table, "KC")  # the last card: the round settles at its next step
-        raced = race([lambda r=round_id: service.advance(r), lambda r=round_id: service.void(r, "race")])
-        status = service.load_round(round_id)["status"]
+        raced = race([lambda r=round_id: steps.advance(r), lambda r=round_id: supervision.void(r, "race")])
+        status = store.load_round(round_id)["status"]
         assert status in ("settling", "voiding"), status
         assert (raced[1][0] == "ok") == (status == "voiding"), raced
         direct.run(direct.settlement(round_id, "settle" if status == "settling" else "void"))
@@ -264,10 +264,10 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
     the countdown. Every accepted bet is in the round and settled exactly once; every refused one
     moved nothing; the store balances."""
     table = h.table("hammer")
-    devices, shoe = h.open_table(table, "baccarat", 51, cut_at=300)
+    devices, shoe = h.open_devices(table, "baccarat", 51, cut_at=300)
     shoe.prepare(["9S", "8H", "KD", "KC"])
     players = [client.subject for client in h.players.values()]
-    round_id: str = h.dealer.post(f"/tables/{table}/rounds")["round_id"]
+    round_id: str = h.console(table).post(f"/tables/{table}/rounds")["round_id"]
     lock = threading.Lock()
     accepted: list[tuple[str, str, list[dict[str, Any]]]] = []
     refused: list[tuple[str, str, str]] = []
@@ -278,9 +278,9 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
         player = players[worker % len(players)]
         for n in range(10_000):
             key = f"w{worker}-{n}-{uuid.uuid4().hex[:6]}"
-            bets = [{"type": rng.choice(["player", "banker", "tie"]), "amount": rng.randrange(100, 2000)}]
+            wanted = [{"type": rng.choice(["player", "banker", "tie"]), "amount": rng.randrange(100, 2000)}]
             try:
-                service.place_bets(table, player, "real", bets, key)
+                bets.place_bets(table, player, "real", wanted, key)
             except CroupierError as exc:
                 with lock:
                     refused.append((player, key, exc.reason))
@@ -288,7 +288,7 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
                     return
                 continue
             with lock:
-                accepted.append((player, key, bets))
+                accepted.append((player, key, wanted))
 
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=8) as pool:
@@ -306,10 +306,10 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
     for player, key, _ in refused:
         assert key not in moved[player]
     staked: dict[tuple[str, str], int] = defaultdict(int)
-    for player, _, bets in accepted:
-        for bet in bets:
+    for player, _, placed in accepted:
+        for bet in placed:
             staked[(player, bet["type"])] += int(bet["amount"])
-    in_round = store.round_bets(round_id, int(service.load_round(round_id)["shards"]))
+    in_round = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
     assert {(b["player"], b["type"]): int(b["taken"]) for b in in_round} == dict(staked)
     check_exactly_once(round_id, dict.fromkeys(players, START))
     audit_ok()

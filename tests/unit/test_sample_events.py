@@ -48,8 +48,11 @@ def test_sample_event_is_well_formed(path: Path) -> None:
         assert from_event(event).subject
     elif "Records" in event:
         for record in event["Records"]:
-            source, detail_type, detail = parse_event(json.loads(record["body"]))
-            assert source.startswith("croupier.") and detail_type and detail.table_id
+            body = json.loads(record["body"])
+            event_id, detail_type, detail = parse_event(body)
+            assert event_id and detail_type and detail.table_id
+            assert body["source"].endswith("." + detail.table_id)
+            assert record["attributes"]["MessageGroupId"] == detail.table_id  # one ordered group per table
     elif kind == "round":
         assert RoundTask.model_validate(event).round_id
     else:

@@ -46,6 +46,10 @@ class Timers(_Model):
     insurance: int = Field(default=5, ge=1, le=600)
     pause_void: int = Field(default=600, ge=1, le=86_400)
     """A paused round is voided automatically after this long (``common.md``)."""
+    early_card: int = Field(default=1, ge=0, le=10)
+    """A round's first card that comes at most this long before the countdown's end closes
+    betting at once: the dealer starts when the screen shows zero, and the screen's clock and the
+    server's are a fraction of a second apart. A card that comes earlier pauses the round."""
 
 
 # --- blackjack -------------------------------------------------------------------------------

@@ -30,8 +30,9 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
-from . import queries, service, store
+from . import bets, dealing, decisions, queries, rounds, store, supervision, tables
 from .config import settings
+from .errors import AppError
 from .identity import Identity, from_event
 from .models import ConfigureTable, Control, CreateTable, Decision, Money, NewShoe, PlaceBets
 
@@ -176,7 +177,7 @@ def place_bets(table_id: Annotated[str, Path(max_length=40)], body: PlaceBets, k
     who = caller(bets_router).require("player")
     payload = [b.model_dump(exclude_none=True) for b in body.bets]
     return idempotent("bets", f"{who.subject}:{key}", {"table": table_id, "bets": payload},
-                      lambda: service.place_bets(table_id, who.subject, who.account_kind, payload, key))
+                      lambda: bets.place_bets(table_id, who.subject, who.account_kind, payload, key))
 
 
 # --- decisions -------------------------------------------------------------------------------
@@ -187,7 +188,7 @@ decisions_router = Router()
 def decide(round_id: Annotated[str, Path(max_length=96)], body: Decision, key: IdemKey) -> dict[str, Any]:
     who = caller(decisions_router).require("player")
     return idempotent("decisions", f"{who.subject}:{key}", {"round": round_id, **body.model_dump()},
-                      lambda: service.decide(round_id, who.subject, body.seat, body.action, behind=body.behind,
+                      lambda: decisions.decide(round_id, who.subject, body.seat, body.action, behind=body.behind,
                                              hand=body.hand, preselect=body.preselect, idempotency_key=key))
 
 
@@ -197,39 +198,39 @@ tables_router = Router()
 
 @tables_router.post("/tables", summary="Create a table from a game's default configuration (operator)")
 def create_table(body: CreateTable) -> Response[Any]:
-    caller(tables_router).require("operator")
-    item = service.create_table(body.game, body.rules, body.reader_id, body.table_id, body.name)
-    return Response(201, "application/json", json.dumps(queries.table_view(item)))
+    who = caller(tables_router).require("operator")
+    item = tables.create_table(body.game, body.rules, body.reader_id, body.table_id, body.name)
+    return Response(201, "application/json", json.dumps(queries.table_view(item, who)))
 
 
 @tables_router.patch("/tables/<table_id>", summary="Configure a table between rounds (operator)")
 def configure_table(table_id: Annotated[str, Path(max_length=40)], body: ConfigureTable) -> dict[str, Any]:
-    caller(tables_router).require("operator")
-    return queries.table_view(service.configure_table(table_id, body.rules, body.reader_id))
+    who = caller(tables_router).require("operator")
+    return queries.table_view(tables.configure_table(table_id, body.rules, body.reader_id), who)
 
 
 @tables_router.put("/tables/<table_id>/seats/<seat>", summary="Sit down at a blackjack seat")
 def sit(table_id: Annotated[str, Path(max_length=40)], seat: Annotated[int, Path(ge=1, le=7)]) -> dict[str, Any]:
     who = caller(tables_router).require("player")
-    return queries.table_view(service.sit(table_id, seat, who.subject, who.account_kind))
+    return queries.table_view(tables.sit(table_id, seat, who.subject, who.account_kind), who)
 
 
 @tables_router.delete("/tables/<table_id>/seats/<seat>", summary="Leave a blackjack seat")
 def leave(table_id: Annotated[str, Path(max_length=40)], seat: Annotated[int, Path(ge=1, le=7)]) -> dict[str, Any]:
     who = caller(tables_router).require("player")
-    return queries.table_view(service.leave(table_id, seat, who.subject))
+    return queries.table_view(tables.leave(table_id, seat, who.subject), who)
 
 
 @tables_router.post("/tables/<table_id>/shoes", summary="A new shoe was shuffled (dealer console)")
 def new_shoe(table_id: Annotated[str, Path(max_length=40)], body: NewShoe) -> dict[str, Any]:
-    caller(tables_router).require("dealer", "supervisor")
-    return queries.table_view(service.new_shoe(table_id, body.shoe_id))
+    who = caller(tables_router).require("dealer", "supervisor").require_table(table_id)
+    return queries.table_view(dealing.shuffle(table_id, body.shoe_id), who)
 
 
 @tables_router.post("/tables/<table_id>/rounds", summary="Open the next round: its betting countdown starts")
 def start_round(table_id: Annotated[str, Path(max_length=40)]) -> Response[Any]:
-    caller(tables_router).require("dealer", "supervisor")
-    item = service.start_round(table_id)
+    caller(tables_router).require("dealer", "supervisor").require_table(table_id)
+    item = rounds.start_round(table_id)
     return Response(201, "application/json", json.dumps(queries.round_summary(item)))
 
 
@@ -237,12 +238,14 @@ def start_round(table_id: Annotated[str, Path(max_length=40)]) -> Response[Any]:
 def control(round_id: Annotated[str, Path(max_length=96)],
             control: Annotated[str, Path(pattern="^(pause|resume|void)$")], body: Control) -> dict[str, Any]:
     caller(tables_router).require("supervisor")
+    if control != "resume" and body.card is not None:
+        raise AppError("'card' says what became of a card when resuming", reason="invalid-request")
     if control == "pause":
-        item = service.pause(round_id, body.reason)
+        item = supervision.pause(round_id, body.reason)
     elif control == "resume":
-        item = service.resume_round(round_id)
+        item = supervision.resume_round(round_id, body.card)
     else:
-        item = service.void(round_id, body.reason)
+        item = supervision.void(round_id, body.reason)
     return queries.round_summary(item)
 
 
@@ -270,8 +273,14 @@ query_router = Router()
 
 @query_router.get("/tables/<table_id>", summary="A table: game, rules, seats, shoe, current round")
 def get_table(table_id: Annotated[str, Path(max_length=40)]) -> dict[str, Any]:
-    caller(query_router)
-    return queries.table_view(service.load_table(table_id))
+    return queries.table_view(store.load_table(table_id), caller(query_router))
+
+
+@query_router.get("/tables/<table_id>/log", summary="The table's device log: every scan and console event, in order")
+def table_log(table_id: Annotated[str, Path(max_length=40)]) -> dict[str, Any]:
+    caller(query_router).require("operator", "dealer", "supervisor").require_table(table_id)
+    store.load_table(table_id)  # 404 for a table that does not exist
+    return {"table_id": table_id, "entries": dealing.device_log(table_id)}
 
 
 @query_router.get("/rounds/<round_id>", summary="A round as the caller may see it (hidden cards stay hidden)")

@@ -6,7 +6,11 @@ Checks, over every wallet and every round of the two tables:
 2. every bet of every finished round was settled or refunded exactly once (one status, one
    money movement marker, the credit equal to the recorded payout);
 3. wallets plus the house result equal deposits minus withdrawals;
-4. every settled round's transcript replays (pure engine) to the same nets.
+4. every settled round's transcript replays (pure engine) to the same nets;
+5. against the table: every card of every round is an entry of its table's device log, taken
+   into that round, in the log's order; every entry the log took into a round is in that round;
+   every entry before a table's cursor was used, refused or told about (none was skipped); and
+   every scan id was recorded once.
 """
 
 from __future__ import annotations
@@ -143,7 +147,49 @@ def run_audit() -> AuditReport:
         problem = _replay_problem(rnd, by_round.get(round_id, []))
         if problem:
             report.problems.append(f"round {round_id}: {problem}")
+    report.problems.extend(_device_log_problems(game_items, rounds))
     return report
+
+
+def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dict[str, Any]]) -> list[str]:
+    """Check 5: the rounds' cards against the tables' device logs."""
+    problems: list[str] = []
+    logs: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items
+               if i["pk"].startswith("TABLE#") and i["sk"] == "META"}
+    for item in game_items:
+        if item["pk"].startswith("LOG#") and item["sk"].startswith("E#"):
+            logs[item["pk"][4:]][int(item["n"])] = item
+    for table_id, entries in logs.items():
+        scans: dict[str, int] = {}
+        for n, entry in sorted(entries.items()):
+            if entry.get("scan_id"):
+                if entry["scan_id"] in scans:
+                    first = scans[entry["scan_id"]]
+                    problems.append(f"table {table_id}: scan {entry['scan_id']} recorded twice (#{first} and #{n})")
+                scans[entry["scan_id"]] = n
+            if n <= cursors.get(table_id, 0) and entry.get("state") not in ("taken", "noted", "refused", "not-taken",
+                                                                              "discarded", "returned"):
+                problems.append(f"table {table_id}: log entry #{n} is behind the cursor but {entry.get('state')}")
+            if entry.get("use") == "round":
+                holder = rounds.get(str(entry.get("round_id")))
+                if holder is None or not any(e.get("n") == n for e in holder.get("events", [])):
+                    problems.append(f"table {table_id}: log entry #{n} was taken into round {entry.get('round_id')}, "
+                                    f"which does not hold it")
+    for round_id, rnd in rounds.items():
+        cards = [e for e in rnd.get("events", []) if "card" in e]
+        positions = [e.get("n") for e in cards]
+        if any(p is None for p in positions):
+            problems.append(f"round {round_id}: a card without its device-log position")
+            continue
+        if positions != sorted(positions):
+            problems.append(f"round {round_id}: its cards are not in the order of the device log: {positions}")
+        log = logs.get(rnd["table_id"], {})
+        for event in cards:
+            found = log.get(int(event["n"]))
+            if found is None or found.get("card") != event["card"] or found.get("round_id") != round_id:
+                problems.append(f"round {round_id}: card #{event['n']} is not the device log's entry #{event['n']}")
+    return problems
 
 
 def transcript_of(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> Transcript:

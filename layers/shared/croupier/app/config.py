@@ -19,6 +19,9 @@ class Settings(BaseModel):
     bet_shards: int = Field(default=16, ge=1, le=256)
     settlement_workers: int = Field(default=8, ge=1, le=32)
     """Wallets a settlement or refund task credits in parallel (threads of one invocation)."""
+    event_bus: str = ""
+    """The table bus: device events arrive on it, and the application's own events (a paused
+    round, a card no round could take) are published on it."""
     jwt_secret: str | None = None
     """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
 
@@ -33,6 +36,7 @@ class Settings(BaseModel):
             round_state_machine_arn=env.get("ROUND_STATE_MACHINE_ARN", ""),
             bet_shards=int(env.get("BET_SHARDS", "16")),
             settlement_workers=int(env.get("SETTLEMENT_WORKERS", "8")),
+            event_bus=env.get("EVENT_BUS", ""),
             jwt_secret=env.get("LOCAL_JWT_SECRET") or None,
         )
 

@@ -1,14 +1,19 @@
 """Card-reader and dealer-console events on the table bus, validated at the boundary.
 
-An EventBridge event (``source`` ``croupier.card-reader`` or ``croupier.dealer-console``) whose
-``detail-type`` names the event and whose ``detail`` is one of the models below. The bus delivers
-them to a FIFO queue (in order) and the dealing function applies them one by one.
+An EventBridge event (Powertools' ``EventBridgeModel``: the bus's envelope) whose ``source`` names
+the device and its table — ``croupier.card-reader.{table}`` or ``croupier.dealer-console.{table}``
+— whose ``detail-type`` names the event and whose ``detail`` is one of the models below. The
+source is what AWS checks: a device's IAM principal is tagged with its table, and the managed
+policies in ``template.yaml`` let it put events only with its own table's source and its own kind
+of events. An event whose detail names another table than its source is refused. The bus delivers
+the events to a FIFO queue (one ordered group per table) and the dealing function records them.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
 from ..cards import parse_card
@@ -16,7 +21,9 @@ from ..errors import CardError, CroupierError
 from ..rules import describe_validation_error
 
 DETAIL_TYPES = ("card-scanned", "scan-failed", "cut-card", "shoe-shuffled", "burn-done")
-SOURCES = ("croupier.card-reader", "croupier.dealer-console")
+READER, CONSOLE = "croupier.card-reader", "croupier.dealer-console"
+"""A device's source is one of these, a dot and its table's id."""
+KINDS = {READER: ("card-scanned", "scan-failed", "cut-card"), CONSOLE: ("shoe-shuffled", "burn-done")}
 _id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
 
 
@@ -55,16 +62,15 @@ class ShoeShuffled(_Detail):
 
 
 class BurnDone(_Detail):
-    reader_id: StrictStr | None = None
+    pass
 
 
 _MODELS: dict[str, type[_Detail]] = {"card-scanned": CardScanned, "scan-failed": ScanFailed, "cut-card": CutCard,
                                      "shoe-shuffled": ShoeShuffled, "burn-done": BurnDone}
 
 
-class TableEvent(BaseModel):
+class TableEvent(EventBridgeModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
-    source: Literal["croupier.card-reader", "croupier.dealer-console"]
     detail_type: Literal["card-scanned", "scan-failed", "cut-card", "shoe-shuffled", "burn-done"] = Field(
         alias="detail-type")
     detail: dict[str, Any]
@@ -74,15 +80,24 @@ class BadEvent(CroupierError):
     reason = "bad-event"
 
 
+def source_of(device: str, table_id: str) -> str:
+    """The bus source of a table's device (``device``: :data:`READER` or :data:`CONSOLE`)."""
+    return f"{device}.{table_id}"
+
+
 def parse_event(raw: dict[str, Any]) -> tuple[str, str, _Detail]:
-    """``(source, detail_type, detail)`` of a bus event, or :class:`BadEvent` saying what is wrong."""
+    """``(event id, detail_type, detail)`` of a bus event, or :class:`BadEvent` saying what is wrong."""
     try:
         event = TableEvent.model_validate(raw)
         detail = _MODELS[event.detail_type].model_validate(event.detail)
     except ValidationError as exc:
         raise BadEvent(f"invalid table event: {describe_validation_error(exc)}") from exc
-    if event.detail_type in ("card-scanned", "scan-failed", "cut-card") and event.source != "croupier.card-reader":
-        raise BadEvent(f"{event.detail_type} must come from the card reader", reason="wrong-source")
-    if event.detail_type in ("shoe-shuffled", "burn-done") and event.source != "croupier.dealer-console":
-        raise BadEvent(f"{event.detail_type} must come from the dealer console", reason="wrong-source")
-    return event.source, event.detail_type, detail
+    device = next((d for d in KINDS if event.source.startswith(d + ".")), None)
+    if device is None:
+        raise BadEvent(f"source {event.source!r} is not a table's card reader or dealer console", reason="wrong-source")
+    if event.detail_type not in KINDS[device]:
+        other = "card reader" if device == CONSOLE else "dealer console"
+        raise BadEvent(f"{event.detail_type} must come from the {other}", reason="wrong-source")
+    if event.source != source_of(device, detail.table_id):
+        raise BadEvent(f"source {event.source!r} cannot speak for table {detail.table_id!r}", reason="wrong-table")
+    return event.id, event.detail_type, detail

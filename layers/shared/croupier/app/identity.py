@@ -28,10 +28,19 @@ class Identity:
     subject: str
     role: str
     account_kind: str = "real"
+    table: str | None = None
+    """A dealer console serves one table (its token's ``custom:table`` claim)."""
 
     def require(self, *roles: str) -> Identity:
         if self.role not in roles:
             raise Forbidden(f"this needs the role {' or '.join(roles)}; you are {self.role}", reason="wrong-role")
+        return self
+
+    def require_table(self, table_id: str) -> Identity:
+        """A dealer console acts only for the table it serves (supervisors for any)."""
+        if self.role == "dealer" and self.table != table_id:
+            serves = f"serves table {self.table}" if self.table else "names no table"
+            raise Forbidden(f"this dealer console {serves}, not {table_id}", reason="not-your-table")
         return self
 
     def require_self(self, player: str) -> Identity:
@@ -55,7 +64,8 @@ def from_claims(claims: dict[str, Any] | None) -> Identity:
     kind = claims.get("custom:account_kind") or claims.get("account_kind") or "real"
     if kind not in ACCOUNT_KINDS:
         kind = "fun"
-    return Identity(str(claims["sub"]), role, kind)
+    table = claims.get("custom:table")
+    return Identity(str(claims["sub"]), role, kind, str(table) if table else None)
 
 
 def from_event(event: dict[str, Any]) -> Identity:
@@ -74,10 +84,13 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def issue_local_token(secret: str, subject: str, role: str, account_kind: str = "real", ttl: int = 86400) -> str:
+def issue_local_token(secret: str, subject: str, role: str, account_kind: str = "real", ttl: int = 86400,
+                      table: str | None = None) -> str:
     header = {"alg": "HS256", "typ": "JWT"}
-    claims = {"sub": subject, "cognito:groups": [role], "custom:account_kind": account_kind,
-              "exp": int(time.time()) + ttl, "iss": "croupier-local"}
+    claims: dict[str, Any] = {"sub": subject, "cognito:groups": [role], "custom:account_kind": account_kind,
+                              "exp": int(time.time()) + ttl, "iss": "croupier-local"}
+    if table:
+        claims["custom:table"] = table
     signing = f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}"
     signature = hmac.new(secret.encode(), signing.encode(), hashlib.sha256).digest()
     return f"{signing}.{_b64(signature)}"

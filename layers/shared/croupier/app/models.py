@@ -53,6 +53,9 @@ class Money(_In):
 
 class Control(_In):
     reason: StrictStr = Field(default="supervisor decision", min_length=1, max_length=200)
+    card: Literal["round", "discarded", "returned"] | None = Field(
+        default=None, description="resume only: what became of the card that paused the round — it belongs "
+                                  "to the round, the dealer set it aside, or put it back in the shoe")
 
 
 class NewShoe(_In):

@@ -11,12 +11,15 @@ from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
 
+STAFF = ("operator", "dealer", "supervisor")
 
-def table_view(item: dict[str, Any]) -> dict[str, Any]:
+
+def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+    """A table as the caller may see it: the id of its card reader only for the staff."""
     shoe = item.get("shoe") or None
     return {
         "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
-        "reader_id": item.get("reader_id"), "seats": item.get("seats") or {},
+        **({"reader_id": item.get("reader_id")} if who.role in STAFF else {}), "seats": item.get("seats") or {},
         "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
                                                                    "last_round", "cards_drawn", "burn_remaining")},
         "round_id": item.get("round_id"), "round_status": item.get("round_status"),
@@ -45,6 +48,10 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
             out["expected"]["legal"] = sorted(expected.legal)
     if item.get("settlement") and finished:
         out["result"] = item["settlement"].get("hands")
+    if who.role in STAFF:  # the dealer's console shows the decisions and window closes as they happen
+        out["actions"] = [event for event in item.get("events", []) if "card" not in event]
+    if item.get("blocked") and who.role in STAFF:
+        out["blocked"] = item["blocked"]  # the card that paused the round, waiting for the supervisor's word
     out["bets"] = player_bets(item, who.subject) if who.role == "player" else []
     return out
 

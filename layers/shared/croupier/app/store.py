@@ -13,8 +13,15 @@ pk                                         sk                 what
 ``ROUND#{round}#SHARD#{n}``                ``BET#{bet}``      one bet (sharded: bursts spread over
                                                               ``BET_SHARDS`` partitions); GSI
                                                               ``PLAYER#{player}`` / ``{time}#{bet}``
-``SCAN#{table}#{scan}``                    ``SCAN``           a card-reader scan already applied
-                                                              (TTL ``expires_at``)
+``ROUND#{round}#PLAYER#{player}``          ``BETS``           a player's bets in the round and the
+                                                              idempotency keys of their requests
+``BETREQUEST#{player}#{key}``              ``BETS``           a bet request accepted (its round)
+``LOG#{table}``                            ``HEAD``           the table's device log: entries so far
+``LOG#{table}``                            ``E#{n}``          entry ``n`` of the device log: a scan,
+                                                              a failed scan, the cut card, a
+                                                              shuffle, a burn; what became of it
+``ONCE#{table}#{key}``                     ``ONCE``           a device event recorded (scan id or
+                                                              event id): its log position (TTL)
 =========================================  =================  ======================================
 
 ``WalletTable``: ``WALLET#{player}`` / ``BALANCE`` (balance, version), ``LEDGER#{seq}`` (one entry
@@ -35,10 +42,14 @@ import boto3
 from botocore.exceptions import ClientError
 
 from .config import settings
+from .errors import NotFound
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
-SCAN_MARKER_DAYS = 7
+ONCE_MARKER_DAYS = 7
+"""A device event is recognised as a duplicate for a week (the queue keeps events a day)."""
+LOG_BATCH = 40
+"""Device-log entries taken in one transaction (each is one item; DynamoDB allows 100)."""
 
 
 class Conflict(Exception):
@@ -140,8 +151,24 @@ def bet_key(round_id: str, shard: int, bet_id: str) -> dict[str, str]:
     return {"pk": shard_pk(round_id, shard), "sk": f"BET#{bet_id}"}
 
 
-def scan_key(table_id: str, scan_id: str) -> dict[str, str]:
-    return {"pk": f"SCAN#{table_id}#{scan_id}", "sk": "SCAN"}
+def player_round_key(round_id: str, player: str) -> dict[str, str]:
+    return {"pk": f"ROUND#{round_id}#PLAYER#{player}", "sk": "BETS"}
+
+
+def bet_request_key(player: str, key: str) -> dict[str, str]:
+    return {"pk": f"BETREQUEST#{player}#{key}", "sk": "BETS"}
+
+
+def log_pk(table_id: str) -> str:
+    return f"LOG#{table_id}"
+
+
+def log_entry_key(table_id: str, n: int) -> dict[str, str]:
+    return {"pk": log_pk(table_id), "sk": f"E#{n:08d}"}
+
+
+def once_key(table_id: str, key: str) -> dict[str, str]:
+    return {"pk": f"ONCE#{table_id}#{key}", "sk": "ONCE"}
 
 
 def wallet_key(player: str) -> dict[str, str]:
@@ -182,13 +209,107 @@ def put_versioned(table: Any, item: dict[str, Any], expected_version: int) -> di
 
 
 def query_all(table: Any, **kwargs: Any) -> Iterator[dict[str, Any]]:
-    while True:
-        page = table.query(**kwargs)
+    """Every item a query matches, page after page (boto3's paginator), with plain values.
+    ``kwargs`` as for ``Table.query``: the resource's client takes and gives Python values."""
+    for page in table.meta.client.get_paginator("query").paginate(TableName=table.name, **kwargs):
         for item in page.get("Items", []):
             yield plain(item)
-        if "LastEvaluatedKey" not in page:
-            return
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def write(ops: Sequence[dict[str, Any]]) -> None:
+    """One DynamoDB transaction; any condition failing is a :class:`Conflict` (nothing written)."""
+    try:
+        client().transact_write_items(TransactItems=list(ops))
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "TransactionCanceledException":
+            raise Conflict("changed meanwhile") from exc
+        raise
+
+
+def versioned_put(item: dict[str, Any], version: int | None) -> dict[str, Any]:
+    """The transaction item writing a game-table item on its version (``None``: it must not exist
+    yet, and starts at version 0). Sets the item's new version."""
+    if version is None:
+        item["version"] = 0
+        return {"Put": {"TableName": settings().game_table, "Item": item,
+                        "ConditionExpression": "attribute_not_exists(pk)"}}
+    item["version"] = version + 1
+    return {"Put": {"TableName": settings().game_table, "Item": item, "ConditionExpression": "version = :v",
+                    "ExpressionAttributeValues": {":v": version}}}
+
+
+def write_versioned(items: Sequence[tuple[dict[str, Any], int | None]], extra: Sequence[dict[str, Any]] = ()) -> None:
+    """Write game-table items at once, each on its version (or, with ``None``, new), with ``extra``
+    transaction items. On a :class:`Conflict` the items keep the versions they were read with."""
+    ops = [versioned_put(item, version) for item, version in items]
+    try:
+        write([*ops, *extra])
+    except Conflict:
+        for item, version in items:
+            if version is not None:
+                item["version"] = version
+        raise
+
+
+# --- tables and rounds -----------------------------------------------------------------------
+
+
+def load_table(table_id: str) -> dict[str, Any]:
+    item = get(game_table(), table_key(table_id))
+    if item is None:
+        raise NotFound(f"no table {table_id!r}", reason="no-table")
+    return item
+
+
+def load_round(round_id: str) -> dict[str, Any]:
+    item = get(game_table(), round_key(round_id))
+    if item is None:
+        raise NotFound(f"no round {round_id!r}", reason="no-round")
+    return item
+
+
+def save_round(rnd: dict[str, Any]) -> dict[str, Any]:
+    """Write a round item on the version it was read with."""
+    return put_versioned(game_table(), rnd, int(rnd["version"]))
+
+
+def save_table(table: dict[str, Any]) -> dict[str, Any]:
+    return put_versioned(game_table(), table, int(table["version"]))
+
+
+def register_wait(round_id: str, version: int, token: str, at: int) -> bool:
+    """Keep the workflow's task token on the round if the round is still at ``version`` (nothing
+    happened since the workflow asked what it waits for); False otherwise."""
+    try:
+        game_table().update_item(
+            Key=round_key(round_id),
+            UpdateExpression="SET wait_token = :t, wait_registered_at = :at, version = :next",
+            ConditionExpression="version = :v",
+            ExpressionAttributeValues={":t": token, ":v": version, ":next": version + 1, ":at": at},
+        )
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def register_countdown(round_id: str, token: str) -> bool:
+    """Keep the betting countdown's task token on the round while it still takes bets (a new
+    version: a writer that read the round before cannot put it back without the token)."""
+    try:
+        game_table().update_item(
+            Key=round_key(round_id), UpdateExpression="SET countdown_token = :t, version = version + :one",
+            ConditionExpression="#s = :betting", ExpressionAttributeNames={"#s": "status"},
+            ExpressionAttributeValues={":t": token, ":betting": "betting", ":one": 1})
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+# --- bets ------------------------------------------------------------------------------------
 
 
 def shard_bets(round_id: str, shard: int) -> list[dict[str, Any]]:
@@ -203,14 +324,141 @@ def round_bets(round_id: str, shards: int) -> list[dict[str, Any]]:
     return out
 
 
-def mark_scan(table_id: str, scan_id: str) -> bool:
-    """Record a scan id; False if it was recorded before (a duplicate delivery)."""
-    try:
-        put_new(game_table(), {**scan_key(table_id, scan_id), "at": now_ms(),
-                               "expires_at": int(time.time()) + SCAN_MARKER_DAYS * 86400})
-    except Conflict:
-        return False
-    return True
+def bet_item(round_id: str, shard: int, bet_id: str) -> dict[str, Any] | None:
+    return get(game_table(), bet_key(round_id, shard, bet_id))
+
+
+def player_round(round_id: str, player: str) -> dict[str, Any] | None:
+    """A player's bets in a round (``bets``) and the idempotency keys of their requests (``keys``)."""
+    return get(game_table(), player_round_key(round_id, player))
+
+
+def bet_request(player: str, key: str) -> dict[str, Any] | None:
+    """The bet request of ``player`` with idempotency key ``key``, if one was accepted (its round)."""
+    return get(game_table(), bet_request_key(player, key))
+
+
+def bet_put(item: dict[str, Any], previous_amount: int | None) -> dict[str, Any]:
+    """The transaction item placing a bet: new, or (``previous_amount``) raised from that amount
+    while it is still open."""
+    cond: dict[str, Any] = ({"ConditionExpression": "attribute_not_exists(pk)"} if previous_amount is None else
+                            {"ConditionExpression": "amount = :a AND #s = :open",
+                             "ExpressionAttributeNames": {"#s": "status"},
+                             "ExpressionAttributeValues": {":a": previous_amount, ":open": "open"}})
+    return {"Put": {"TableName": settings().game_table, "Item": item, **cond}}
+
+
+def bet_request_put(player: str, key: str, round_id: str, table_id: str) -> dict[str, Any]:
+    """The transaction item recording that a bet request was accepted (once per key)."""
+    at = now_ms()
+    return {"Put": {"TableName": settings().game_table, "ConditionExpression": "attribute_not_exists(pk)",
+                    "Item": {**bet_request_key(player, key), "round_id": round_id, "table_id": table_id, "at": at,
+                             "expires_at": at // 1000 + BET_RECORD_DAYS * 86400}}}
+
+
+def still_betting(round_id: str) -> dict[str, Any]:
+    """The transaction item that holds only while the round takes bets (open and not paused)."""
+    condition = "#s = :betting AND (attribute_not_exists(paused) OR paused = :no)"
+    return {"ConditionCheck": {"TableName": settings().game_table, "Key": round_key(round_id),
+                               "ConditionExpression": condition,
+                               "ExpressionAttributeNames": {"#s": "status"},
+                               "ExpressionAttributeValues": {":betting": "betting", ":no": False}}}
+
+
+def player_round_unchanged(summary: dict[str, Any] | None, round_id: str, player: str) -> dict[str, Any]:
+    """The transaction item that holds only while a player's bets in the round are as read."""
+    key = player_round_key(round_id, player)
+    if summary is None:
+        return {"ConditionCheck": {"TableName": settings().game_table, "Key": key,
+                                   "ConditionExpression": "attribute_not_exists(pk)"}}
+    return {"ConditionCheck": {"TableName": settings().game_table, "Key": key, "ConditionExpression": "version = :v",
+                               "ExpressionAttributeValues": {":v": int(summary["version"])}}}
+
+
+def add_taken(round_id: str, shard: int, bet_id: str, cost: int) -> dict[str, Any]:
+    """The transaction item adding an extra stake (double, split, insurance, follow) to an open bet."""
+    return {"Update": {"TableName": settings().game_table, "Key": bet_key(round_id, shard, bet_id),
+                       "UpdateExpression": "ADD taken :c", "ConditionExpression": "#s = :open",
+                       "ExpressionAttributeNames": {"#s": "status"},
+                       "ExpressionAttributeValues": {":c": cost, ":open": "open"}}}
+
+
+def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that closes one open bet, settled or refunded (its status condition
+    makes it happen once)."""
+    return {"Update": {"TableName": settings().game_table, "Key": {"pk": item["pk"], "sk": item["sk"]},
+                       "UpdateExpression": "SET #s = :done, #r = :result, finished_at = :at",
+                       "ConditionExpression": "#s = :open",
+                       "ExpressionAttributeNames": {"#s": "status", "#r": "result"},
+                       "ExpressionAttributeValues": {":done": "refunded" if kind == "refund" else "settled",
+                                                     ":open": "open", ":result": result, ":at": now_ms()}}}
+
+
+# --- the device log ----------------------------------------------------------------------------
+
+
+def log_count(table_id: str) -> int:
+    head = get(game_table(), {"pk": log_pk(table_id), "sk": "HEAD"})
+    return int(head["count"]) if head else 0
+
+
+def once_marker(table_id: str, key: str) -> dict[str, Any] | None:
+    """The marker of a device event recorded before (its log position ``n``), if any."""
+    return get(game_table(), once_key(table_id, key))
+
+
+def record_device_event(table_id: str, key: str, entry: dict[str, Any]) -> int | None:
+    """Append ``entry`` to the table's device log, exactly once per ``key`` (a scan id, or the bus
+    event's id): the entry, its once-only marker and the log's new length in one transaction.
+    Returns the entry's position, or None when ``key`` was recorded before (a duplicate)."""
+    name = settings().game_table
+    for _ in range(20):
+        n = log_count(table_id) + 1
+        at = int(entry["at"])
+        head = ({"ConditionExpression": "attribute_not_exists(pk)"} if n == 1 else
+                {"ConditionExpression": "#c = :before", "ExpressionAttributeNames": {"#c": "count"},
+                 "ExpressionAttributeValues": {":before": n - 1}})
+        ops = [
+            {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                     "Item": {**once_key(table_id, key), "n": n, "at": at,
+                              "expires_at": at // 1000 + ONCE_MARKER_DAYS * 86400}}},
+            {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                     "Item": {**log_entry_key(table_id, n), **entry, "n": n, "key": key}}},
+            {"Put": {"TableName": name, "Item": {"pk": log_pk(table_id), "sk": "HEAD", "count": n}, **head}},
+        ]
+        try:
+            write(ops)
+        except Conflict:
+            if once_marker(table_id, key) is not None:
+                return None
+            continue  # another event of the table took position n first: the next one
+        return n
+    raise Conflict(f"the device log of table {table_id} is busy")
+
+
+def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, Any]]:
+    """The device log's entries after position ``n``, in order (at most ``limit``)."""
+    page = game_table().query(
+        KeyConditionExpression="pk = :p AND sk BETWEEN :from AND :to", ConsistentRead=True, Limit=limit,
+        ExpressionAttributeValues={":p": log_pk(table_id), ":from": f"E#{n + 1:08d}", ":to": "E#99999999"})
+    return [plain(item) for item in page.get("Items", [])]
+
+
+def log_entries(table_id: str) -> list[dict[str, Any]]:
+    """The whole device log of a table, in order."""
+    return list(query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :e)",
+                          ExpressionAttributeValues={":p": log_pk(table_id), ":e": "E#"},
+                          ConsistentRead=True))
+
+
+def log_entry_update(table_id: str, n: int, fields: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item recording what became of entry ``n`` of a table's device log."""
+    names = {f"#f{i}": name for i, name in enumerate(fields)}
+    values = {f":v{i}": value for i, value in enumerate(fields.values())}
+    return {"Update": {"TableName": settings().game_table, "Key": log_entry_key(table_id, n),
+                       "UpdateExpression": "SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(fields))),
+                       "ConditionExpression": "attribute_exists(pk)",
+                       "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}}
 
 
 # --- money -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The workflow's own steps (round function) and the settlement steps, as pydantic-parsed events."""
+"""The workflow's tasks (round function) and the settlement tasks, as pydantic-parsed events."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import service
+from . import settlement, steps
 
 
 class RoundTask(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    op: Literal["close-betting", "advance", "register-wait", "decision-timeout", "close-window", "card-overdue",
-                "auto-void", "fault"]
+    op: Literal["register-countdown", "close-betting", "advance", "register-wait", "decision-timeout",
+                "close-window", "card-overdue", "auto-void", "fault"]
     round_id: str = Field(min_length=1, max_length=96)
     version: int | None = None
     key: str | None = None
@@ -30,31 +30,33 @@ class SettlementTask(BaseModel):
 
 
 def run_round_task(task: RoundTask) -> dict[str, Any]:
+    if task.op == "register-countdown":
+        return steps.register_countdown(task.round_id, str(task.token))
     if task.op == "close-betting":
-        return service.close_betting(task.round_id)
+        return steps.close_betting(task.round_id)
     if task.op == "advance":
-        return service.advance(task.round_id)
+        return steps.advance(task.round_id)
     if task.op == "register-wait":
-        return service.register_wait(task.round_id, int(task.version or 0), str(task.token))
+        return steps.register_wait(task.round_id, int(task.version or 0), str(task.token))
     if task.op == "decision-timeout":
-        return service.decision_timeout(task.round_id, str(task.key), task.seq)
+        return steps.decision_timeout(task.round_id, str(task.key), task.seq)
     if task.op == "close-window":
-        return service.close_window(task.round_id, str(task.key), task.seq)
+        return steps.close_window(task.round_id, str(task.key), task.seq)
     if task.op == "card-overdue":
-        return service.card_overdue(task.round_id, str(task.key), task.seq)
+        return steps.card_overdue(task.round_id, str(task.key), task.seq)
     if task.op == "auto-void":
-        return service.auto_void(task.round_id, str(task.key))
-    return service.fault(task.round_id, task.error)
+        return steps.auto_void(task.round_id, str(task.key))
+    return steps.fault(task.round_id, task.error)
 
 
 def run_settlement_task(task: SettlementTask) -> dict[str, Any]:
     if task.op == "settle-shard":
-        return service.settle_shard(task.round_id, int(task.shard or 0))
+        return settlement.settle_shard(task.round_id, int(task.shard or 0))
     if task.op == "refund-shard":
-        return service.refund_shard(task.round_id, int(task.shard or 0))
+        return settlement.refund_shard(task.round_id, int(task.shard or 0))
     if task.op == "finish-settlement":
-        return service.finish_settlement(task.round_id)
-    return service.finish_void(task.round_id)
+        return settlement.finish_settlement(task.round_id)
+    return settlement.finish_void(task.round_id)
 
 
 def task_function(model: type[BaseModel], run: Any) -> Any:

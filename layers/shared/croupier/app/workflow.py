@@ -30,7 +30,7 @@ def start_round(round_id: str, table_id: str, countdown: int) -> str:
     response = _sfn().start_execution(
         stateMachineArn=settings().round_state_machine_arn,
         name=round_id,
-        input=json.dumps({"round_id": round_id, "table_id": table_id, "countdown": countdown}),
+        input=json.dumps({"round_id": round_id, "table_id": table_id, "countdown": max(1, countdown)}),
     )
     return str(response["executionArn"])
 

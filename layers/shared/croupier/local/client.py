@@ -10,6 +10,7 @@ import urllib.request
 import uuid
 from typing import Any
 
+from ..app.events import CONSOLE, KINDS, READER, source_of
 from ..app.identity import issue_local_token
 
 
@@ -21,10 +22,11 @@ class ApiError(Exception):
 
 
 class Client:
-    def __init__(self, api_url: str, secret: str, subject: str, role: str, account_kind: str = "real") -> None:
+    def __init__(self, api_url: str, secret: str, subject: str, role: str, account_kind: str = "real",
+                 table: str | None = None) -> None:
         self.api_url = api_url
         self.subject, self.role = subject, role
-        self.token = issue_local_token(secret, subject, role, account_kind)
+        self.token = issue_local_token(secret, subject, role, account_kind, table=table)
         self.calls = 0
 
     def call(self, method: str, path: str, body: Any = None, *, key: str | None = None,
@@ -63,29 +65,36 @@ class TableDevices:
         self.events = boto3.session.Session().client("events")  # its own session: tables may start in parallel
         self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
         self.sent = 0
+        self.last_event_id = ""
 
-    def send(self, source: str, detail_type: str, detail: dict[str, Any]) -> None:
-        entry = {"Source": source, "DetailType": detail_type, "EventBusName": self.bus,
+    def send(self, device: str, detail_type: str, detail: dict[str, Any]) -> None:
+        """Put one event of ``device`` (the reader or the console) on the bus, with its table's source."""
+        entry = {"Source": source_of(device, self.table_id), "DetailType": detail_type, "EventBusName": self.bus,
                  "Detail": json.dumps({"table_id": self.table_id, **detail})}
         response = self.events.put_events(Entries=[entry])
         if response.get("FailedEntryCount"):
             raise RuntimeError(f"event not accepted: {response}")
         self.sent += 1
+        self.last_event_id = str(response["Entries"][0]["EventId"])
+
+    def source_for(self, detail_type: str) -> str:
+        """The bus source of this table's device that sends ``detail_type``."""
+        return source_of(next(d for d, kinds in KINDS.items() if detail_type in kinds), self.table_id)
 
     def scan(self, card: str, scan_id: str | None = None) -> str:
         scan_id = scan_id or uuid.uuid4().hex[:16]
-        self.send("croupier.card-reader", "card-scanned",
+        self.send(READER, "card-scanned",
                   {"reader_id": self.reader_id, "scan_id": scan_id, "card": card})
         return scan_id
 
     def cut_card(self) -> None:
-        self.send("croupier.card-reader", "cut-card", {"reader_id": self.reader_id, "scan_id": uuid.uuid4().hex[:16]})
+        self.send(READER, "cut-card", {"reader_id": self.reader_id, "scan_id": uuid.uuid4().hex[:16]})
 
     def shuffled(self, shoe_id: str) -> None:
-        self.send("croupier.dealer-console", "shoe-shuffled", {"shoe_id": shoe_id})
+        self.send(CONSOLE, "shoe-shuffled", {"shoe_id": shoe_id})
 
     def burn_done(self) -> None:
-        self.send("croupier.dealer-console", "burn-done", {})
+        self.send(CONSOLE, "burn-done", {})
 
 
 def wait_until(check: Any, timeout: float = 60.0, interval: float = 0.05) -> Any:

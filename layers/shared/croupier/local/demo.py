@@ -1,64 +1,67 @@
-"""``make demo``: start the local stack and play rounds of all four games against it, as real
-clients would: players, operator, dealer console and supervisor over HTTP; the card reader as bus
-events from freshly shuffled shoes. Prints each round, the wallets, and an audit as the last line.
+"""``make demo``: start the local stack and play rounds of all four games against it, as a studio
+would: players, operator, each table's dealer console and the supervisor over HTTP; each table's
+card reader as bus events from a freshly shuffled shoe, dealt by a dealer who deals at table speed
+and never waits for the software between cards (:mod:`croupier.local.dealer`). Prints each round,
+the wallets, and an audit as the last line.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-from ..cards import ALL_CARDS, BURN_VALUE
+from ..cards import BURN_VALUE
+from ..games.base import Bet
 from .client import ApiError, Client, TableDevices, wait_until
+from .dealer import DealerShoe, PhysicalRound, StudioDealer, TablePlayers
 from .stack import LocalStack, project_root
 
 FAST = {"countdown": 4, "decision": 2, "follow": 1, "insurance": 1, "pause_void": 30}
 START_BALANCE = 100_000
+BLACKJACK = ("deluxe-blackjack", "blackjack")
 
 
-class DealerShoe:
-    """A real shuffled 8-deck shoe with a cut card, as the dealer handles it: the reader reports the
-    cut card when the dealer reaches it. ``prepare`` moves chosen cards to the top (a prepared shoe,
-    said so in the output) so that a showcase round is sure to happen."""
+@dataclass
+class Table:
+    """One table of the studio: its devices (card reader and dealer console on the bus), the
+    dealer console's HTTP client, the physical shoe and the dealer."""
 
-    def __init__(self, seed: int, cut_at: int) -> None:
-        self.cards = [c for c in ALL_CARDS for _ in range(8)]
-        random.Random(seed).shuffle(self.cards)
-        self.position, self.cut_at, self.cut_reported = 0, cut_at, False
-
-    def prepare(self, wanted: list[str]) -> None:
-        rest = self.cards[self.position:]
-        for card in wanted:
-            rest.remove(card)
-        self.cards[self.position:] = wanted + rest
-
-    def draw(self, devices: TableDevices) -> str:
-        if self.position >= self.cut_at and not self.cut_reported:
-            devices.cut_card()
-            self.cut_reported = True
-        card = self.cards[self.position]
-        self.position += 1
-        return card
+    table_id: str
+    game: str
+    devices: TableDevices
+    console: Client
+    shoe: DealerShoe
+    dealer: StudioDealer
 
 
 class Demo:
     def __init__(self, stack: LocalStack, seed: int = 7, out: Callable[[str], None] = print,
-                 timers: dict[str, int] | None = None, prefix: str = "") -> None:
+                 timers: dict[str, int] | None = None, prefix: str = "",
+                 offsets: tuple[float, float] = (-0.2, 0.3)) -> None:
         self.stack, self.out, self.rng = stack, out, random.Random(seed)
         self.timers = timers or FAST
+        self.offsets = offsets
         secret, url = stack.jwt_secret, stack.api_url
         self.operator = Client(url, secret, "operator-1", "operator")
-        self.dealer = Client(url, secret, "console-1", "dealer")
         self.supervisor = Client(url, secret, "supervisor-1", "supervisor")
         self.players = {p: Client(url, secret, prefix + p, "player")
                         for p in ("ana", "ben", "chloe", "dev", "eli", "fay")}
         self.prefix = prefix
         self.seed = seed
         self.summary: list[str] = []
+        self.physical: dict[str, PhysicalRound] = {}
+        """What each round's dealer dealt, by round id."""
+        self.tables: dict[str, Table] = {}
+
+    def console(self, table_id: str) -> Client:
+        """The dealer console of a table (its token names the table it serves)."""
+        return Client(self.stack.api_url, self.stack.jwt_secret, f"console-{table_id}", "dealer", table=table_id)
 
     # --- set-up --------------------------------------------------------------------------------
     def fund(self) -> None:
@@ -67,15 +70,23 @@ class Demo:
                                idempotent=True)
 
     def open_table(self, table_id: str, game: str, seed: int, cut_at: int, *, scan_burn: bool = True,
-                   rules: dict[str, Any] | None = None) -> tuple[TableDevices, DealerShoe]:
+                   rules: dict[str, Any] | None = None) -> Table:
         reader = f"reader-{table_id}"
-        self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader,
-                                       "rules": {"timers": self.timers, **(rules or {})}})
+        overrides = {"timers": self.timers, **(rules or {})}
+        self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader, "rules": overrides})
         devices = TableDevices(self.stack.outputs["event_bus"], table_id, reader)
-        return devices, self.shuffle(devices, seed, cut_at, scan_burn=scan_burn)
-
-    def shuffle(self, devices: TableDevices, seed: int, cut_at: int, *, scan_burn: bool) -> DealerShoe:
         shoe = DealerShoe(seed, cut_at)
+        dealer = StudioDealer(devices, self.console(table_id), shoe, game, overrides, rng=random.Random(seed),
+                              offsets=self.offsets)
+        table = self.tables[table_id] = Table(table_id, game, devices, dealer.console, shoe, dealer)
+        self.shuffle(table, seed, cut_at, scan_burn=scan_burn)
+        return table
+
+    def shuffle(self, table: Table, seed: int, cut_at: int, *, scan_burn: bool) -> DealerShoe:
+        """A new shoe: the console reports the shuffle, the dealer shows the first card and burns
+        as many (scanned face down, or confirmed on the console), at table speed."""
+        devices = table.devices
+        shoe = table.dealer.shoe = table.shoe = DealerShoe(seed, cut_at)
         devices.shuffled(f"shoe-{seed}")
         first = shoe.draw(devices)
         devices.scan(first)
@@ -86,83 +97,69 @@ class Demo:
         else:
             shoe.position += burned
             devices.burn_done()
-        # the reader's events arrive through the bus and the table's queue: the dealer waits for
-        # the console to show the shoe ready before opening a round
-        wait_until(lambda: (self.dealer.get(f"/tables/{devices.table_id}")["shoe"] or {}).get("phase") == "ready",
+        # the console's "open round" is ready once the shoe is: the dealer looks before opening
+        wait_until(lambda: (table.console.get(f"/tables/{devices.table_id}")["shoe"] or {}).get("phase") == "ready",
                    timeout=60, interval=0.1)
         self.out(f"  new shoe shoe-{seed}: first card {first} burns {burned} "
                  f"({'scanned face down' if scan_burn else 'confirmed by the dealer console'})")
         return shoe
 
     # --- one round -----------------------------------------------------------------------------
-    def round(self, table_id: str, devices: TableDevices, shoe: DealerShoe,
-              bets: dict[str, list[dict[str, Any]]], *, per_round_burn: bool = False,
-              decide: Callable[[dict[str, Any]], tuple[str, dict[str, Any]] | None] | None = None,
-              windows: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]] | None = None,
-              during: Callable[[str, dict[str, Any], int], None] | None = None, label: str = "") -> dict[str, Any]:
-        started = self.dealer.post(f"/tables/{table_id}/rounds")
+    def round(self, table: Table, bets: dict[str, list[dict[str, Any]]], *, per_round_burn: int = 0,
+              plan: dict[int, list[str | None]] | None = None, insure: Collection[str] = (),
+              follow: Collection[str] = (), during: Callable[[str], None] | None = None,
+              label: str = "") -> dict[str, Any]:
+        """Open a round, let the players bet, deal it as the studio's dealer does, and wait until it
+        is settled or voided. Blackjack: ``plan`` gives the seated players' first decisions per seat
+        (``None``: silent, the timer plays), then they play on their own; the players named in
+        ``insure`` and ``follow`` buy insurance and follow every double and split. ``during`` runs
+        beside the round (a supervisor's hand). Returns the round as the supervisor sees it."""
+        started = table.console.post(f"/tables/{table.table_id}/rounds")
         round_id = started["round_id"]
-        if per_round_burn:
-            devices.scan(shoe.draw(devices))  # Pok Deng: one card burned face down each round
+        accepted: dict[str, list[dict[str, Any]]] = {}
+
         def place(player: str, wanted: list[dict[str, Any]]) -> None:
             try:
-                self.players[player].post(f"/tables/{table_id}/bets", {"bets": wanted}, idempotent=True)
+                answer = self.players[player].post(f"/tables/{table.table_id}/bets", {"bets": wanted}, idempotent=True)
+                accepted[player] = answer["bets"]
             except ApiError as exc:  # too late, or not affordable: the player sits this round out
                 self.out(f"    {player}: bets refused: {exc}")
 
         with ThreadPoolExecutor(max_workers=max(1, len(bets))) as pool:  # players bet at the same time
             list(pool.map(lambda item: place(*item), bets.items()))
-        answered: set[str] = set()
-        step = 0
-        while True:
-            view = self.supervisor.get(f"/rounds/{round_id}")
-            status = view["status"]
-            if status in ("settled", "voided"):
-                break
-            if status in ("betting", "closing", "settling", "voiding") or view.get("paused"):
-                if during and view.get("paused"):
-                    during(round_id, view, step)
-                time.sleep(0.1)
-                continue
-            step += 1
-            if during:
-                during(round_id, view, step)
-            expected = view["expected"]
-            kind = expected["kind"]
-            if kind == "card":  # the next card only once the console shows this one taken (events are async)
-                devices.scan(shoe.draw(devices))
-                wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.05)
-            elif kind == "decision" and decide is not None:
-                choice = decide(view)
-                if choice is None:  # the player stays silent: the decision timer runs out
-                    wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.1)
-                else:
-                    player, body = choice
-                    self._decide(player, round_id, body)
-            elif kind in ("insurance", "follow"):
-                key = f"{kind}:{expected.get('seat')}:{expected.get('hand')}:{expected.get('what')}"
-                if key not in answered and windows is not None:
-                    answered.add(key)
-                    for player, body in windows(view):
-                        self._decide(player, round_id, body)
-                wait_until(lambda v=view: self._moved(round_id, v), timeout=30, interval=0.1)
-            else:
-                time.sleep(0.05)
-        final = self.supervisor.get(f"/rounds/{round_id}")
+        on_table = [Bet(b["bet_id"], self.players[p].subject, b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
+                    for p, placed in accepted.items() for b in placed]
+        players = self._players(round_id, on_table, plan, insure, follow) if table.game in BLACKJACK else None
+        beside = threading.Thread(target=during, args=(round_id,), daemon=True) if during else None
+        if beside:
+            beside.start()
+        try:
+            self.physical[round_id] = table.dealer.deal(started, on_table, per_round_burn=per_round_burn)
+            final = wait_until(lambda: (v := self.supervisor.get(f"/rounds/{round_id}"))["status"]
+                               in ("settled", "voided") and v, timeout=120, interval=0.1)
+        finally:
+            table.dealer.finish()
+            if players is not None:
+                players.stop()
+                for player, body, outcome in players.said:
+                    behind = f" (behind seat {body['seat']})" if body.get("behind") else ""
+                    refused = "" if outcome == "applied" else f" refused: {outcome}"
+                    self.out(f"    {player.removeprefix(self.prefix)}: {body['action']}{behind}{refused}")
+            if beside:
+                beside.join(60)
         self.report(final, bets, label)
         return final
 
-    def _moved(self, round_id: str, before: dict[str, Any]) -> bool:
-        now = self.supervisor.get(f"/rounds/{round_id}")
-        return any(now.get(k) != before.get(k) for k in ("expected", "hands", "status")) or bool(now.get("paused"))
-
-    def _decide(self, player: str, round_id: str, body: dict[str, Any]) -> None:
-        try:
-            self.players[player].post(f"/rounds/{round_id}/decisions", body, idempotent=True)
-            behind = f" (behind seat {body['seat']})" if body.get("behind") else ""
-            self.out(f"    {player}: {body['action']}{behind}")
-        except ApiError as exc:
-            self.out(f"    {player}: {body['action']} refused: {exc}")
+    def _players(self, round_id: str, bets: list[Bet], plan: dict[int, list[str | None]] | None,
+                 insure: Collection[str], follow: Collection[str]) -> TablePlayers:
+        by_subject = {c.subject: c for c in self.players.values()}
+        seats = {int(b.seat): by_subject[b.player] for b in bets if b.type == "seat" and b.seat is not None}
+        behind = [(by_subject[b.player], int(b.seat)) for b in bets if b.type == "behind" and b.seat is not None]
+        wanted = {self.players[name].subject for name in (*insure, *follow)}
+        return TablePlayers(round_id, seats, behind, plan=plan or {},
+                            insure={self.players[n].subject for n in insure} if insure else 0.0,
+                            follow={self.players[n].subject for n in follow} if follow else 0.0,
+                            rng=random.Random(len(wanted) + self.seed)).start()
 
     def report(self, final: dict[str, Any], bets: dict[str, list[dict[str, Any]]], label: str) -> None:
         rid = final["round_id"]
@@ -186,26 +183,27 @@ class Demo:
     # --- the games -----------------------------------------------------------------------------
     def play_baccarat(self) -> None:
         self.out("\nBaccarat (table bac-1): commission and no-commission Banker bets, side bets")
-        devices, shoe = self.open_table("bac-1", "baccarat", self.seed + 1, cut_at=30)
+        table = self.open_table("bac-1", "baccarat", self.seed + 1, cut_at=30)
         for _ in range(4):
             bets = {"ana": [{"type": "banker", "amount": 1000}, {"type": "tie", "amount": 100}],
                     "ben": [{"type": "player", "amount": 500}, {"type": "player-pair", "amount": 100},
                             {"type": "small", "amount": 200}],
                     "chloe": [{"type": "banker", "amount": 1001, "mode": "no-commission"},
                               {"type": "lucky-6", "amount": 100}, {"type": "big", "amount": 300}]}
-            final = self.round("bac-1", devices, shoe, bets)
+            final = self.round(table, bets)
             if final.get("last_round"):
                 self.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
-                shoe = self.shuffle(devices, self.seed + 11, cut_at=200, scan_burn=False)
+                self.shuffle(table, self.seed + 11, cut_at=200, scan_burn=False)
 
     def play_pok_deng(self) -> None:
-        self.out("\nPok Deng (table pd-1): five hands against the Banker; a Player bet reserves twice its stake")
-        devices, shoe = self.open_table("pd-1", "pok-deng", self.seed + 2, cut_at=300)
+        self.out("\nPok Deng (table pd-1): five hands against the Banker, dealt face down while bets are open; "
+                 "a Player bet reserves twice its stake")
+        table = self.open_table("pd-1", "pok-deng", self.seed + 2, cut_at=300)
         for _ in range(3):
             bets = {"dev": [{"type": "player-1", "amount": 1000}, {"type": "player-3", "amount": 500}],
                     "eli": [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}],
                     "fay": [{"type": "player-5", "amount": 2000}]}
-            self.round("pd-1", devices, shoe, bets, per_round_burn=True)
+            self.round(table, bets, per_round_burn=1)
 
 
 class BlackjackScenes:
@@ -221,66 +219,50 @@ class BlackjackScenes:
         d.out("\nDeluxe Blackjack (table dlx-1): two seated players, bets behind, a pair bet")
         # windows long enough to answer in on a busy machine
         slower = {"timers": {**d.timers, "insurance": 3, "follow": 3, "decision": 3}}
-        devices, shoe = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False,
-                                     rules=slower)
+        table = d.open_table("dlx-1", "deluxe-blackjack", d.seed + 3, cut_at=300, scan_burn=False, rules=slower)
         d.players["ana"].call("PUT", "/tables/dlx-1/seats/1")
         d.players["ben"].call("PUT", "/tables/dlx-1/seats/2")
-        owners = {1: "ana", 2: "ben"}
         bets = {"ana": [{"type": "seat", "seat": 1, "amount": 1000}],
                 "ben": [{"type": "seat", "seat": 2, "amount": 1000}],
                 "chloe": [{"type": "behind", "seat": 1, "amount": 500}, {"type": "pair", "seat": 2, "amount": 100}]}
-        shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
+        table.shoe.prepare(["8S", "6H", "AS", "8D", "5C", "9C", "3H", "TS", "9S", "7D"])
+        d.round(table, bets, plan={1: ["split", "double", "stand"], 2: [None]}, insure=("ana", "chloe"),
+                follow=("chloe",), label="prepared shoe order: insurance, split and double followed behind, a timeout")
 
-        def windows(view: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-            kind = view["expected"]["kind"]
-            if kind == "insurance":
-                return [("ana", {"seat": 1, "action": "insurance"}),
-                        ("chloe", {"seat": 1, "action": "insurance", "behind": True})]
-            what = view["expected"].get("what")
-            return [("chloe", {"seat": 1, "action": f"follow-{what}", "behind": True})]
+        def pause_then_resume(round_id: str) -> None:
+            # the supervisor stops the table while seat 1 decides, then lets it go on
+            wait_until(lambda: (d.supervisor.get(f"/rounds/{round_id}").get("expected") or {}).get("kind")
+                       == "decision", timeout=60, interval=0.05)
+            d.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "camera feed lost"})
+            d.out("    supervisor: pause (camera feed lost)")
+            time.sleep(1.0)
+            d.supervisor.post(f"/rounds/{round_id}/resume", {})
+            d.out("    supervisor: resume")
 
-        d.round("dlx-1", devices, shoe, bets, windows=windows,
-                decide=blackjack_round_plan(owners, {1: ["split", "double", "stand"], 2: [None]}),
-                label="prepared shoe order: insurance, split and double followed behind, a timeout")
-        paused: dict[str, bool] = {}
+        d.round(table, bets, during=pause_then_resume, label="paused and resumed")
 
-        def pause_then_resume(round_id: str, view: dict[str, Any], step: int) -> None:
-            if step >= 3 and not paused:
-                paused["done"] = True
-                d.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "camera feed lost"})
-                d.out("    supervisor: pause (camera feed lost)")
-                time.sleep(1.0)
-                d.supervisor.post(f"/rounds/{round_id}/resume", {})
-                d.out("    supervisor: resume")
+        def void_it(round_id: str) -> None:
+            wait_until(lambda: (d.supervisor.get(f"/rounds/{round_id}").get("expected") or {}).get("kind")
+                       == "decision", timeout=60, interval=0.05)
+            d.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
+            d.out("    supervisor: void (misdeal): every stake is refunded")
 
-        d.round("dlx-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [],
-                during=pause_then_resume, label="paused and resumed")
-        voided: dict[str, bool] = {}
-
-        def void_it(round_id: str, view: dict[str, Any], step: int) -> None:
-            if step >= 4 and not voided:
-                voided["done"] = True
-                d.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
-                d.out("    supervisor: void (misdeal): every stake is refunded")
-
-        d.round("dlx-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [],
-                during=void_it, label="voided")
+        d.round(table, bets, plan={1: [None], 2: [None]}, during=void_it, label="voided")
 
     def classic(self) -> None:
         d = self.demo
         d.out("\nBlackjack, the classic table (bj-1): no hole card; the cut card ends the shoe")
-        devices, shoe = d.open_table("bj-1", "blackjack", d.seed + 4, cut_at=30)
+        table = d.open_table("bj-1", "blackjack", d.seed + 4, cut_at=30)
         d.players["dev"].call("PUT", "/tables/bj-1/seats/3")
         d.players["fay"].call("PUT", "/tables/bj-1/seats/5")
-        owners = {3: "dev", 5: "fay"}
         bets = {"dev": [{"type": "seat", "seat": 3, "amount": 2000}, {"type": "pair", "seat": 3, "amount": 100}],
                 "fay": [{"type": "seat", "seat": 5, "amount": 1500}],
                 "eli": [{"type": "behind", "seat": 3, "amount": 1000}]}
         for _ in range(3):
-            final = d.round("bj-1", devices, shoe, bets, decide=blackjack_round_plan(owners), windows=lambda v: [])
+            final = d.round(table, bets)
             if final.get("last_round"):
                 d.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
-                shoe = d.shuffle(devices, d.seed + 14, cut_at=300, scan_burn=True)
+                d.shuffle(table, d.seed + 14, cut_at=300, scan_burn=True)
 
 
 def simple_strategy(hand: dict[str, Any], legal: list[str]) -> str:
@@ -291,30 +273,6 @@ def simple_strategy(hand: dict[str, Any], legal: list[str]) -> str:
     if "double" in legal and score in (10, 11) and not hand.get("soft"):
         return "double"
     return "hit" if score < 17 and "hit" in legal else "stand"
-
-
-def _seat_hand(view: dict[str, Any]) -> tuple[int, dict[str, Any], list[str]]:
-    expected = view["expected"]
-    seat = view["hands"]["seats"][str(expected["seat"])]
-    return int(expected["seat"]), seat["hands"][int(expected["hand"])], list(expected["legal"])
-
-
-def blackjack_round_plan(owners: dict[int, str], planned: dict[int, list[str | None]] | None = None,
-                         ) -> Callable[[dict[str, Any]], tuple[str, dict[str, Any]] | None]:
-    """The seated players' decisions: planned ones first (None: stay silent), then their own."""
-    queue = {seat: list(actions) for seat, actions in (planned or {}).items()}
-
-    def decide(view: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        seat, hand, legal = _seat_hand(view)
-        if queue.get(seat):
-            action = queue[seat].pop(0)
-            if action is None:
-                return None
-        else:
-            action = simple_strategy(hand, legal)
-        return owners[seat], {"seat": seat, "action": action}
-
-    return decide
 
 
 def describe_hands(game: str, hands: dict[str, Any]) -> str:

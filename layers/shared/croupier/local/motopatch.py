@@ -10,6 +10,8 @@
 3. EventBridge resolves a target's ``SqsParameters.MessageGroupId`` given as a dynamic path
    (``$.detail.table_id``) in each event; moto uses it as a literal group name, which would put
    every table's events in one FIFO group.
+4. EventBridge delivers a target the whole event; moto's default input template leaves out its
+   ``account``, which the event's model (Powertools' ``EventBridgeModel``) requires.
 """
 
 from __future__ import annotations
@@ -91,6 +93,11 @@ def apply() -> None:
         return new
 
     from moto.events.models import Rule
+    from moto.events.utils import EventTemplateParser
+
+    if '"account"' not in EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE:
+        EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE = EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE.replace(
+            '"version": "0",', '"version": "0", "account": "<account>",')
 
     send_to_queue = Rule._send_to_sqs_queue
 

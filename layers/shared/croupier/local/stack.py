@@ -263,6 +263,8 @@ class LocalStack:
             if "RedrivePolicy" in props:
                 attrs["RedrivePolicy"] = json.dumps(props["RedrivePolicy"])
             url = sqs.create_queue(QueueName=props["QueueName"], Attributes=attrs)["QueueUrl"]
+            if "RedrivePolicy" in props:
+                self.outputs["table_events_queue"] = url
             res.refs[logical] = url
             res.attrs[(logical, "Arn")] = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{props['QueueName']}"
             res.attrs[(logical, "QueueName")] = props["QueueName"]

@@ -1,0 +1,163 @@
+"""The betting phase: bets placed while the countdown runs, and the close of betting.
+
+Betting ends at the countdown's end time (``closes_at``) by the server's clock, whoever notices it
+first: a bet that arrives after it is refused even if the workflow's close step is late, and the
+close is run by the workflow when its countdown ends or by the dealing function when a card comes
+(:mod:`croupier.app.dealing`); the other finds it done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from .. import betting
+from ..games.base import Bet
+from ..rules import load_rules
+from . import store, workflow
+from .engine import bet_from_item, bet_to_item
+from .errors import AppError, Funds, StateConflict
+from .rounds import BLACKJACK, retry, table_rules
+from .settlement import refund_bet
+
+MAX_BETS_PER_REQUEST = 20
+
+
+def _bet_id(round_id: str, player: str, key: str, index: int) -> str:
+    digest = hashlib.sha256(f"{round_id}|{player}|{key}|{index}".encode()).hexdigest()[:16]
+    return f"b-{digest}"
+
+
+def _closed(rnd: dict[str, Any]) -> str | None:
+    """Why the round takes no more bets, or None while it does."""
+    if rnd["status"] != "betting":
+        return "betting is closed: wait for the next round"
+    if rnd.get("paused"):
+        return "the round is paused: betting is closed"
+    if store.now_ms() >= int(rnd["closes_at"]):
+        return "betting is closed: the countdown has ended"
+    return None
+
+
+def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence[dict[str, Any]],
+               idempotency_key: str) -> dict[str, Any]:
+    """Several bets of one player in the table's open round: all accepted and debited together, or
+    none. A retry with the same idempotency key moves nothing and answers the same bets."""
+    if not requests:
+        raise AppError("no bets in the request", reason="no-bets")
+    if len(requests) > MAX_BETS_PER_REQUEST:
+        raise AppError(f"at most {MAX_BETS_PER_REQUEST} bets per request", reason="too-many-bets")
+    # A request accepted before (its first attempt died after its transaction) is answered again
+    # from the round it went into, even once betting closed or the next round opened: it is never
+    # refused as "betting closed" after its debit, nor placed (and debited) again in a new round.
+    accepted_before = store.bet_request(player, idempotency_key)
+    if accepted_before is not None:
+        round_id = accepted_before["round_id"]
+        summary = store.player_round(round_id, player) or {}
+        return {"round_id": round_id, "replayed": True,
+                "bets": [b for b in summary.get("bets", []) if b.get("key") == idempotency_key]}
+    table = store.load_table(table_id)
+    round_id = table.get("round_id")
+    if not round_id or table.get("round_status") != "betting":
+        raise StateConflict("betting is closed: wait for the next round", reason="betting-closed")
+    rules = table_rules(table)
+
+    def attempt() -> dict[str, Any]:
+        rnd = store.load_round(round_id)
+        why = _closed(rnd)
+        if why:
+            raise StateConflict(why, reason="betting-closed")
+        summary = store.player_round(round_id, player)
+        if summary and idempotency_key in summary.get("keys", []):
+            return {"round_id": round_id, "bets": [b for b in summary["bets"] if b.get("key") == idempotency_key],
+                    "replayed": True}
+        existing = [bet_from_item(b) for b in (summary or {}).get("bets", [])]
+        ctx = betting.RoundContext(round_in_shoe=int(rnd["round_in_shoe"]),
+                                   seats=betting.seats_from_dict(rnd.get("seats") or {}))
+        reqs = [betting.BetRequest(type=r["type"], amount=int(r["amount"]), seat=r.get("seat"), mode=r.get("mode"))
+                for r in requests]
+        balance = store.balance_of(player)
+        placement = betting.place_bets(rnd["game"], rules, ctx, player, account_kind, existing, reqs, balance,
+                                       new_id=lambda i: _bet_id(round_id, player, idempotency_key, i))
+        legs, ops = [], []
+        shards = int(rnd["shards"])
+        by_id = {b["bet_id"]: b for b in (summary or {}).get("bets", [])}
+        for change in placement.changes:
+            bet, debit = change.bet, change.debit
+            shard = store.shard_of(bet.id, shards)
+            previous = by_id.get(bet.id)
+            now = store.now_ms()
+            item = {**store.bet_key(round_id, shard, bet.id), **bet_to_item(bet), "round_id": round_id,
+                    "table_id": table_id, "game": rnd["game"], "shard": shard, "status": "open",
+                    "taken": (int(previous["taken"]) if previous else 0) + debit,
+                    "placed_at": previous["placed_at"] if previous else now,
+                    "gsi1pk": f"PLAYER#{player}", "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
+            item["gsi1sk"] = f"{item['placed_at']:013d}#{bet.id}"
+            ops.append(store.bet_put(item, int(previous["amount"]) if previous else None))
+            by_id[bet.id] = {**bet_to_item(bet), "taken": item["taken"], "placed_at": item["placed_at"],
+                             "key": idempotency_key, "shard": shard}
+            if debit:
+                legs.append((f"bet:{bet.id}:stake:{idempotency_key}", -debit,
+                             {"round_id": round_id, "bet_id": bet.id, "table_id": table_id}))
+        new_summary = {**store.player_round_key(round_id, player), "bets": list(by_id.values()),
+                       "keys": [*(summary or {}).get("keys", []), idempotency_key],
+                       "round_id": round_id, "player": player}
+        ops.append(store.versioned_put(new_summary, int(summary["version"]) if summary else None))
+        ops.append(store.bet_request_put(player, idempotency_key, round_id, table_id))
+        ops.append(store.still_betting(round_id))
+        try:
+            store.move_money(player, legs, kind="bet", extra=ops)
+        except store.InsufficientFunds as exc:
+            raise Funds(f"insufficient funds: balance {exc.balance}, these bets need {exc.needed}") from exc
+        accepted = [by_id[c.bet.id] for c in placement.changes]
+        return {"round_id": round_id, "bets": accepted, "replayed": False}
+
+    return retry(attempt)
+
+
+def close_betting(round_id: str) -> dict[str, Any]:
+    """The end of the countdown: freeze the bets (each is in the round, or refunded) and hand them
+    to the engine. Idempotent: a round closed already is returned as it is; a close that died half
+    way (status ``closing``) is finished by whoever comes next."""
+    def flip() -> dict[str, Any]:
+        rnd = store.load_round(round_id)
+        if rnd["status"] != "betting":
+            return rnd
+        rnd["status"] = "closing"
+        return store.save_round(rnd)
+
+    rnd = retry(flip)
+    if rnd["status"] != "closing":
+        return rnd
+    bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == "open"]
+    rules = load_rules(rnd["game"], rnd.get("rules") or {})
+    refunds: list[str] = []
+    engine_bets: list[Bet] = []
+    seats_after = rnd.get("seats") or {}
+    if rnd["game"] in BLACKJACK:
+        closing = betting.close_betting(rnd["game"], rules, betting.seats_from_dict(seats_after), bets)
+        engine_bets = list(closing.bets)
+        refunds = [r.bet.id for r in closing.refunds]
+        seats_after = betting.seats_to_dict(closing.seats)
+    for bet_id in refunds:
+        refund_bet(round_id, bet_id, int(rnd["shards"]), reason="no seat bet")
+    balances = {b.player: store.balance_of(b.player) for b in engine_bets}
+
+    def write() -> dict[str, Any]:
+        current = store.load_round(round_id)
+        if current["status"] != "closing":
+            return current
+        current.update(status="playing", engine_bets=[bet_to_item(b) for b in engine_bets], balances=balances,
+                       refunds=refunds, closed_at=store.now_ms(), seats=seats_after)
+        table = store.load_table(current["table_id"])
+        table["round_status"] = "playing"
+        if current["game"] in BLACKJACK:
+            table["seats"] = seats_after
+        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])
+        return current
+
+    closed = retry(write)
+    # the workflow's countdown ends with the close: now, if a card closed betting before its time
+    workflow.resume(closed.get("countdown_token"))
+    return closed

@@ -1,0 +1,389 @@
+"""Dealing: the table's devices' events, recorded in the table's device log and taken in order.
+
+The table is the truth: a dealer scans about three cards a second from the moment the countdown
+shows zero (Pok Deng: during the countdown), whatever step the software is in. So dealing is two
+steps, each safe to repeat:
+
+1. :func:`record` — every event of the table's card reader and dealer console (a scan, a failed
+   scan, the cut card, a shuffle, a confirmed burn) is appended to the table's **device log** the
+   moment it arrives, in the order the table's queue delivers it, in one transaction with its
+   once-only marker (the scan id, or the bus event's id): before, and whatever, any round can do
+   with it. Nothing a device sends is dropped: what cannot be used is kept and said.
+2. :func:`drain` — the log is taken in order, from the table's cursor (``log_taken``), as far as
+   the table can take it now: burn cards go to the shoe, round cards to the hand the round's
+   engine expects next. An entry the round is not ready for yet (betting closing, a paused round,
+   a card the supervisor kept for the round while a decision is due) waits, and so does every
+   entry after it. Anything can drain, any time: the dealing function after it records, the
+   workflow's steps, a decision, a supervisor's resume, the end of a round. Each drain writes the
+   shoe, the cursor, the round and what became of each entry in one transaction on the table's
+   and the round's versions: an entry is taken once, whoever drains.
+
+A card the round cannot place (a card while a decision is due or a window is open, after the
+round's last card, before betting ended where the game deals after it) pauses the round, stays in
+the log, and the supervisor is alerted; it is never given to another hand. The supervisor's resume
+says what became of it (:func:`resolve`). A card when no round can be paused (between rounds,
+after a round began settling) is counted as drawn and told about.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import CroupierError, ShoeError
+from ..games import engine_class
+from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow
+from ..shoe import CardUse, Shoe, ShoePhase
+from . import alerts, store, workflow
+from .bets import close_betting
+from .engine import rebuild
+from .errors import AppError, StateConflict
+from .rounds import ACTIVE, pause_fields, retry, take_token, timers, wake_again
+
+READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
+CONSOLE_EVENTS = ("shoe-shuffled", "burn-done")
+DONE = ("taken", "noted", "refused", "not-taken", "discarded", "returned")
+"""States of a device-log entry that the cursor has passed. ``pending`` and ``held`` (the
+supervisor kept a card for the round) wait for the table to take them."""
+RESOLUTIONS = ("round", "discarded", "returned")
+"""What became of a card that paused its round, as the supervisor says when resuming: it belongs
+to the round (taken when the round next expects a card), the dealer set it aside (it counts as
+drawn, like a burned card) or put it back in the shoe (it will be scanned again)."""
+
+
+# --- 1. recording ----------------------------------------------------------------------------
+
+
+def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
+    """Record one device event of a table in its log (exactly once per ``once`` key), then take
+    what the table can take. Returns what happened, without card codes (they reach logs)."""
+    table_id = detail["table_id"]
+    table = store.load_table(table_id)
+    reader = detail.get("reader_id")
+    if kind in READER_EVENTS and table.get("reader_id") != reader:
+        raise AppError(f"reader {reader!r} is not registered for table {table_id}", reason="unknown-reader")
+    entry: dict[str, Any] = {"kind": kind, "at": store.now_ms(), "state": "pending"}
+    for name in ("card", "scan_id", "reader_id", "shoe_id"):
+        if detail.get(name) is not None:
+            entry[name] = detail[name]
+    if kind == "scan-failed":
+        entry["scan_failure"] = detail.get("reason")  # the reader's word; ``reason`` is a refusal's
+    n = store.record_device_event(table_id, once, entry)
+    if n is None:
+        # delivered again: the first delivery recorded it, and may have died before it drained
+        # or woke the round's workflow
+        outcome = drain(table_id)
+        if table.get("round_id"):
+            wake_again(store.load_round(table["round_id"]))
+        return {"recorded": "duplicate", **outcome}
+    return {"recorded": n, **drain(table_id)}
+
+
+def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
+    """The dealer console's shuffle through the API: refused at once while a round is in play,
+    else recorded in the device log like the console's bus event, and taken."""
+    table = store.load_table(table_id)
+    if table.get("round_status") in ACTIVE:
+        raise StateConflict("a round is in play: shuffle between rounds", reason="round-in-play")
+    detail = {"table_id": table_id, "shoe_id": shoe_id or f"s-{uuid.uuid4().hex[:10]}"}
+    n = record("shoe-shuffled", detail, f"api:{uuid.uuid4().hex}")["recorded"]
+    entry = store.get(store.game_table(), store.log_entry_key(table_id, int(n))) or {}
+    if entry.get("state") != "taken":  # a round opened meanwhile: the entry says so
+        raise StateConflict(f"the shuffle was not taken: {entry.get('reason', 'it waits behind the table log')}",
+                            reason="round-in-play")
+    return store.load_table(table_id)
+
+
+# --- 2. draining -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Pass:
+    """One pass over the log: what it takes, writes and tells, decided before anything is written."""
+
+    table: dict[str, Any]
+    rnd: dict[str, Any] | None
+    shoe: Shoe | None
+    cursor: int
+    updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    told: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)  # (what, entry, why)
+    round_changed: bool = False
+    taken: int = 0
+    then_close: bool = False
+    paused: str | None = None
+    engine: Any = None
+
+    def round_engine(self) -> Any:
+        if self.engine is None and self.rnd is not None:
+            self.engine = rebuild(self.rnd)
+        return self.engine
+
+    def done(self, entry: dict[str, Any], **fields: Any) -> None:
+        """The entry is used (or refused): the cursor moves past it."""
+        self.cursor = int(entry["n"])
+        self.updates.append((self.cursor, {**fields, "taken_at": store.now_ms()}))
+        self.taken += 1
+
+    def tell(self, what: str, entry: dict[str, Any], why: str) -> None:
+        self.told.append((what, entry, why))
+
+    def pause(self, entry: dict[str, Any] | None, reason: str, *, block: bool) -> None:
+        """Pause the round for a supervisor. ``block``: the entry stays in the log, waiting for the
+        supervisor to say what became of it."""
+        assert self.rnd is not None
+        blocked = None
+        if block and entry is not None:
+            blocked = {"n": int(entry["n"]), "scan_id": entry.get("scan_id"), "card": entry.get("card"),
+                       "reason": reason}
+            self.updates.append((int(entry["n"]), {"blocked": reason}))
+        betting = self.rnd["status"] == "betting"
+        if pause_fields(self.rnd, reason, blocked):
+            self.round_changed = True
+            self.paused = reason
+            self.tell("paused", entry or {}, reason)
+            if betting:  # no bet once the dealer has started dealing: the pause closes betting too
+                self.rnd["status"] = "closing"
+                self.then_close = True
+
+
+def drain(table_id: str) -> dict[str, Any]:
+    """Take the table's device log as far as the table can take it now. Safe to call any time, from
+    anywhere, as often as wanted. Returns what it did (counts and a pause, no card codes)."""
+    taken, paused = 0, None
+    for _ in range(50):
+        step = retry(lambda: _one_pass(table_id))
+        if step is None:
+            break
+        taken += step.taken
+        _tell(table_id, step)
+        if step.paused and step.rnd is not None:
+            paused = step.rnd["round_id"]
+        if step.then_close and step.rnd is not None:
+            close_betting(step.rnd["round_id"])
+            continue
+        if step.taken == 0 or (step.rnd is not None and step.rnd.get("paused")):
+            break
+    out: dict[str, Any] = {"taken": taken}
+    if paused:
+        out["paused"] = paused
+    return out
+
+
+def _tell(table_id: str, step: _Pass) -> None:
+    """Once the pass is stored: the alerts it raised."""
+    for what, entry, why in step.told:
+        if what == "paused" and step.rnd is not None:
+            alerts.round_paused(step.rnd, why, step.rnd.get("blocked"))
+        elif what == "not-taken":
+            alerts.card_not_taken(table_id, entry, why, step.rnd["round_id"] if step.rnd else None)
+        else:
+            alerts.device_event_refused(table_id, entry, why)
+
+
+def _one_pass(table_id: str) -> _Pass | None:
+    """Read the table, its round and the log after the cursor; decide each entry in order; write
+    it all in one transaction, then wake the round's workflow. None when nothing waits in the log."""
+    table = store.load_table(table_id)
+    cursor = int(table.get("log_taken", 0))
+    pending = store.log_after(table_id, cursor)
+    if not pending:
+        return None
+    rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
+    if rnd is not None and rnd["status"] not in ACTIVE:
+        rnd = None
+    step = _Pass(table, rnd, Shoe.from_dict(table["shoe"]) if table.get("shoe") else None, cursor)
+    for entry in pending:
+        if not _decide(step, entry) or step.paused or step.then_close:
+            break
+    if not (step.updates or step.round_changed):
+        return step if step.then_close else None
+    token = None
+    # the table is written in every pass, on its version, even when only the round changes: what
+    # the pass decided rests on the cursor it read, which another pass may have moved meanwhile
+    table["log_taken"] = step.cursor
+    if step.shoe is not None:
+        table["shoe"] = step.shoe.to_dict()
+    items: list[tuple[dict[str, Any], int | None]] = [(table, int(table["version"]))]
+    if step.rnd is not None and step.round_changed:
+        token = take_token(step.rnd)
+        items.append((step.rnd, int(step.rnd["version"])))
+    store.write_versioned(items, [store.log_entry_update(table_id, n, fields) for n, fields in step.updates])
+    workflow.resume(token)
+    return step
+
+
+def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
+    """Decide what becomes of one entry; False when it (and so every later entry) must wait."""
+    rnd = step.rnd
+    if rnd is not None and (rnd["status"] == "closing" or rnd.get("paused")):
+        return False  # the close (or the supervisor) comes first; then the log is taken again
+    kind = entry["kind"]
+    if kind == "card-scanned":
+        return _card(step, entry)
+    if kind == "scan-failed":
+        step.done(entry, state="noted")  # the dealer rescans until the card is read
+        return True
+    shoe = step.shoe
+    try:
+        if kind == "shoe-shuffled":
+            if rnd is not None:
+                raise ShoeError(f"round {rnd['round_id']} is in play: shuffle between rounds", reason="round-in-play")
+            per_round_burn = 1 if step.table["game"] == "pok-deng" else 0
+            step.shoe = Shoe(entry.get("shoe_id") or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn)
+            step.done(entry, state="taken", use="shuffle", shoe_id=step.shoe.shoe_id)
+        elif shoe is None:
+            raise ShoeError("no shoe at this table: shuffle first", reason="no-shoe")
+        elif kind == "burn-done":
+            shoe.confirm_burn()
+            step.done(entry, state="taken", use="burn-done", shoe_id=shoe.shoe_id)
+        elif kind == "cut-card":
+            shoe.cut_card()
+            step.done(entry, state="taken", use="cut-card", shoe_id=shoe.shoe_id)
+            if rnd is not None:
+                rnd["last_round"] = shoe.is_last_round
+                step.round_changed = True
+        else:  # pragma: no cover - the event models admit only the kinds above
+            raise ShoeError(f"unknown device event {kind!r}", reason="unknown-event")
+    except ShoeError as exc:
+        step.done(entry, state="refused", reason=str(exc))
+        step.tell("refused", entry, str(exc))
+    return True
+
+
+def _card(step: _Pass, entry: dict[str, Any]) -> bool:
+    card, shoe, rnd = entry["card"], step.shoe, step.rnd
+    if shoe is None:
+        return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
+    phase = shoe.phase
+    if phase in (ShoePhase.SHUFFLED, ShoePhase.BURNING, ShoePhase.ROUND_BURN):
+        try:
+            use = shoe.scan(card)  # the burn indicator or a burned card: the shoe's alone
+        except ShoeError as exc:
+            return _refused(step, entry, str(exc))
+        if phase is ShoePhase.ROUND_BURN and rnd is not None:  # burned face down at the round's start
+            step.done(entry, state="taken", use=str(use), shoe_id=shoe.shoe_id, round_id=rnd["round_id"],
+                      face_up=False)
+        else:
+            step.done(entry, state="taken", use=str(use), shoe_id=shoe.shoe_id)
+        return True
+    if phase is ShoePhase.CLOSED:
+        return _not_taken(step, entry, f"shoe {shoe.shoe_id} is closed: shuffle a new shoe", count=False)
+    if rnd is None or phase is ShoePhase.READY:
+        return _not_taken(step, entry, "no round is being dealt at this table")
+    if rnd["status"] in ("settling", "voiding"):
+        return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
+    engine = step.round_engine()
+    if rnd["status"] == "betting":
+        closes_at = int(rnd["closes_at"])
+        deals_early = bool(engine_class(rnd["game"]).deals_during_betting)
+        if int(entry["at"]) >= closes_at or (
+                not deals_early and int(entry["at"]) >= closes_at - timers(rnd).early_card * 1000):
+            step.then_close = True  # the dealer is dealing: betting is over, whoever notices first
+            return False
+        if not deals_early:
+            early = (closes_at - int(entry["at"])) / 1000
+            step.pause(entry, f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']}) came {early:.1f} s "
+                              f"before betting closed", block=True)
+            return False
+    expected = engine.expected
+    if not isinstance(expected, CardFor):
+        if entry.get("state") == "held":
+            return False  # kept for the round by the supervisor: it waits for the round's next card
+        step.pause(entry, f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']}) came {_while(expected)}",
+                   block=True)
+        return False
+    try:
+        use = shoe.scan(card)
+        engine.deal(card)
+    except (ShoeError, CroupierError) as exc:
+        return _refused(step, entry, str(exc))
+    assert use is CardUse.ROUND
+    rnd["events"].append({"card": card, "n": int(entry["n"])})
+    step.round_changed = True
+    step.done(entry, state="taken", use="round", round_id=rnd["round_id"], hand=expected.hand,
+              face_up=expected.face_up, shoe_id=shoe.shoe_id)
+    return True
+
+
+def _while(expected: Any) -> str:
+    if isinstance(expected, DecisionFor):
+        return f"while seat {expected.seat} hand {expected.hand} decides"
+    if isinstance(expected, InsuranceWindow):
+        return "while the insurance window is open"
+    if isinstance(expected, FollowWindow):
+        return f"while the follow window for seat {expected.seat}'s {expected.what} is open"
+    return "after the round's last card"
+
+
+def _refused(step: _Pass, entry: dict[str, Any], why: str) -> bool:
+    """The shoe refuses the card (a ninth copy, an empty shoe): it is kept as refused, and the
+    round being dealt is paused (the dealer or the reader made a mistake the table must see)."""
+    step.done(entry, state="refused", reason=why)
+    if step.rnd is not None and step.rnd["status"] in ("betting", "playing"):
+        step.pause(entry, f"card {entry['card']} (scan {entry.get('scan_id')}, log #{entry['n']}) refused: {why}",
+                   block=False)
+        return False
+    step.tell("not-taken", entry, why)
+    return True
+
+
+def _not_taken(step: _Pass, entry: dict[str, Any], why: str, *, count: bool = True) -> bool:
+    """A card no round can take: it counts as drawn from the shoe (``count``) and is told about."""
+    if count and step.shoe is not None:
+        try:
+            step.shoe.discard(entry["card"])
+        except ShoeError as exc:
+            why = f"{why}; {exc}"
+    step.done(entry, state="not-taken", reason=why)
+    step.tell("not-taken", entry, why)
+    return True
+
+
+# --- a supervisor's word on a card that paused its round ---------------------------------------
+
+
+def resolve(table: dict[str, Any], blocked: dict[str, Any], resolution: str) -> dict[str, Any]:
+    """What became of the card that paused the round (see :data:`RESOLUTIONS`): changes the table's
+    shoe and cursor as it says and returns the log entry's update, for the resume's transaction."""
+    if resolution not in RESOLUTIONS:
+        raise AppError(f"say what became of the card: one of {', '.join(RESOLUTIONS)}", reason="bad-resolution")
+    n = int(blocked["n"])
+    if int(table.get("log_taken", 0)) != n - 1:
+        raise StateConflict(f"log entry #{n} is not the next one of table {table['table_id']}", reason="busy")
+    at = store.now_ms()
+    if resolution == "round":
+        return store.log_entry_update(table["table_id"], n, {"state": "held", "resolved_at": at})
+    if resolution == "discarded":
+        shoe = Shoe.from_dict(table["shoe"])
+        try:
+            shoe.discard(str(blocked["card"]))
+        except ShoeError as exc:
+            raise StateConflict(str(exc), reason=exc.reason) from exc
+        table["shoe"] = shoe.to_dict()
+    table["log_taken"] = n
+    return store.log_entry_update(table["table_id"], n, {"state": resolution, "resolved_at": at, "taken_at": at})
+
+
+# --- reads -----------------------------------------------------------------------------------
+
+REVEALED = ("settling", "settled", "voiding", "voided")
+"""A face-down card (the Deluxe hole card, Pok Deng's cards) is shown in the log once its round
+has reached one of these: every card of the round is face up by then."""
+
+
+def device_log(table_id: str) -> list[dict[str, Any]]:
+    """The table's device log as the staff sees it: a face-down card whose round is still being
+    played or bet on shows as ``"??"``."""
+    rounds: dict[str, str] = {}
+    out = []
+    for entry in store.log_entries(table_id):
+        shown = {k: v for k, v in entry.items() if k not in ("pk", "sk", "key")}
+        round_id = entry.get("round_id")
+        if entry.get("face_up") is False and round_id:
+            if round_id not in rounds:
+                rounds[round_id] = store.load_round(round_id)["status"]
+            if rounds[round_id] not in REVEALED:
+                shown["card"] = "??"
+        out.append(shown)
+    return out

@@ -1,0 +1,100 @@
+"""Players' decisions in a blackjack round: seated actions, insurance, follow answers, pre-selections.
+
+A decision is an event of the round's log, checked by the engine (an illegal one is refused with
+the engine's reason). An extra stake (double, split, insurance, follow) is debited in the same
+transaction as the round's new state. A retried request (same ``Idempotency-Key``) is answered
+again, never applied twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..games.base import Action
+from . import store, workflow
+from .dealing import drain
+from .engine import apply_event, bet_from_item, rebuild
+from .errors import AppError, Funds
+from .rounds import require_playing, retry, take_token, wake_again
+
+SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")
+BEHIND = ("insurance", "follow-double", "follow-split")
+
+
+def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool = False, hand: int | None = None,
+           preselect: bool = False, idempotency_key: str | None = None) -> dict[str, Any]:
+    """A player's decision. Seated actions on the player's own seat; insurance and follow answers
+    on the player's bet behind a seat (``behind``). Extra stakes (double, split, insurance,
+    follow) are debited in the same transaction as the round's new state."""
+
+    # The keys of applied decisions are kept on the round, written with the decision itself: a
+    # request retried after its first attempt died past its write is answered again, never applied
+    # a second time (to the hand deciding by then: a second double, a second hit).
+    done_key = f"{player}:{idempotency_key}" if idempotency_key else None
+
+    def attempt() -> dict[str, Any]:
+        rnd = store.load_round(round_id)
+        holder["table_id"] = rnd["table_id"]
+        done = (rnd.get("decision_keys") or {}).get(done_key) if done_key else None
+        if done is not None:
+            wake_again(rnd)
+            return {"round_id": round_id, **done, "replayed": True}
+        require_playing(rnd)
+        bets = [bet_from_item(b) for b in rnd.get("engine_bets", [])]
+        own_seat = any(b.type == "seat" and b.seat == seat and b.player == player for b in bets)
+        own_behind = next((b for b in bets if b.type == "behind" and b.seat == seat and b.player == player), None)
+        if behind:
+            if own_behind is None:
+                raise AppError(f"you have no bet behind seat {seat} in this round", reason="not-your-bet")
+            if action not in BEHIND:
+                raise AppError(f"a bet-behind answer is one of {', '.join(BEHIND)}", reason="bad-action")
+            act = Action(seat, action, player, hand)
+            bet_ref = own_behind
+        else:
+            if not own_seat:
+                raise AppError(f"seat {seat} is not yours in this round", reason="not-your-seat")
+            if action not in SEATED:
+                raise AppError(f"a seated action is one of {', '.join(SEATED)}", reason="bad-action")
+            act = Action(seat, action, None, hand)
+            bet_ref = next(b for b in bets if b.type == "seat" and b.seat == seat)
+        engine = rebuild(rnd)
+        if preselect:
+            event: dict[str, Any] = {"preselect": {"seat": seat, "action": action}}
+        else:
+            event = {"action": act.to_dict()}
+        before = engine.balance_of(player)  # type: ignore[attr-defined]
+        apply_event(engine, event)  # IllegalAction -> 409 with the engine's reason
+        after = engine.balance_of(player)  # type: ignore[attr-defined]
+        cost = (before - after) if before is not None and after is not None else 0
+        rnd["events"].append(event)
+        if done_key:
+            rnd["decision_keys"] = {**(rnd.get("decision_keys") or {}), done_key: {"applied": event, "cost": cost}}
+        holder["token"] = take_token(rnd)
+        version = int(rnd["version"])
+        round_put = store.versioned_put(rnd, version)
+        if cost > 0:
+            extra = store.add_taken(round_id, store.shard_of(bet_ref.id, int(rnd["shards"])), bet_ref.id, cost)
+            op = f"bet:{bet_ref.id}:{action}:{len(rnd['events'])}"
+            try:
+                store.move_money(player, [(op, -cost, {"round_id": round_id, "bet_id": bet_ref.id, "action": action})],
+                                 kind=action, extra=[round_put, extra])
+            except (store.InsufficientFunds, store.Conflict) as exc:
+                rnd["version"] = version
+                if isinstance(exc, store.Conflict):
+                    raise
+                raise Funds(f"insufficient funds for {action}: balance {exc.balance}, needed {exc.needed}") from exc
+        else:
+            try:
+                store.write([round_put])
+            except store.Conflict:
+                rnd["version"] = version
+                raise
+        return {"round_id": round_id, "applied": event, "cost": cost}
+
+    holder: dict[str, Any] = {}
+    answer = retry(attempt)
+    drain(holder["table_id"])  # a card the supervisor kept for the round may be this hand's
+    workflow.resume(holder.get("token"))
+    return answer
+
+

@@ -1,0 +1,157 @@
+"""A round's life outside its cards and bets: opening it, changing it safely, waking its workflow,
+pausing it.
+
+A round item is an event log (cards with their device-log position, actions, window closes,
+pre-selections) replayed on a fresh engine whenever the round is read (:mod:`croupier.app.engine`):
+the engine stays the only place that knows the rules. Every write of a round is conditioned on its
+``version``; a write that loses a race is redone from a fresh read (:func:`retry`).
+
+The round's workflow waits in callback tasks: it leaves its task token on the round
+(``wait_token``). Whoever changes the round takes the token off in the same write and wakes the
+workflow once the write is stored, so the workflow asks "what next?" again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .. import betting
+from ..errors import ShoeError
+from ..rules import Rules, Timers, load_rules
+from ..shoe import Shoe
+from . import store, workflow
+from .config import settings
+from .errors import StateConflict
+
+T = TypeVar("T")
+BLACKJACK = ("deluxe-blackjack", "blackjack")
+ACTIVE = ("betting", "closing", "playing", "settling", "voiding")
+"""Statuses of a round that holds its table: the next round cannot open, the shoe cannot change."""
+
+
+def retry(fn: Callable[[], T], attempts: int = 20) -> T:
+    """Run a read-modify-conditional-write until it wins (or a domain error ends it)."""
+    for _ in range(attempts):
+        try:
+            return fn()
+        except store.Conflict:
+            continue
+    raise StateConflict("the table is busy; try again", reason="busy")
+
+
+def table_rules(item: dict[str, Any]) -> Rules:
+    """The rules of a table or round item (the game's defaults with the item's overrides)."""
+    return load_rules(item["game"], item.get("rules") or {})
+
+
+def timers(item: dict[str, Any]) -> Timers:
+    return table_rules(item).timers
+
+
+def table_idle(table: dict[str, Any]) -> bool:
+    return table.get("round_id") is None or table.get("round_status") not in ACTIVE
+
+
+def start_round(table_id: str) -> dict[str, Any]:
+    """Open the next round of the table: its betting countdown and its workflow execution."""
+
+    def attempt() -> dict[str, Any]:
+        table = store.load_table(table_id)
+        if not table_idle(table):
+            raise StateConflict(f"round {table['round_id']} is still in play", reason="round-in-play")
+        if table.get("shoe") is None:
+            raise StateConflict("no shoe: shuffle a new shoe first", reason="no-shoe")
+        shoe = Shoe.from_dict(table["shoe"])
+        try:
+            number = shoe.start_round()
+        except ShoeError as exc:
+            raise StateConflict(str(exc), reason=exc.reason) from exc
+        rules = table_rules(table)
+        round_id = f"{table_id}-{shoe.shoe_id}-{number:03d}-{uuid.uuid4().hex[:6]}"
+        seats = table.get("seats") or {}
+        if table["game"] in BLACKJACK:
+            seated = betting.seats_from_dict(seats)
+            balances = {state.player: store.balance_of(state.player) for state in seated.values()}
+            seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
+        now = store.now_ms()
+        round_item = {
+            **store.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
+            "rules": table.get("rules") or {}, "round_in_shoe": number, "shoe_id": shoe.shoe_id,
+            "last_round": shoe.is_last_round, "status": "betting", "paused": False, "events": [],
+            "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
+            "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
+            "seats": seats, "expect_key": None, "expect_since": None, "history": [],
+        }
+        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status="betting", seats=seats)
+        store.write_versioned([(table, int(table["version"])), (round_item, None)])
+        return round_item
+
+    round_item = retry(attempt)
+    workflow.start_round(round_item["round_id"], table_id, timers(round_item).countdown)
+    return round_item
+
+
+# --- waking the workflow ---------------------------------------------------------------------
+
+
+def take_token(rnd: dict[str, Any]) -> str | None:
+    """Take the waiting workflow's token off the round, to wake it once the round is written. The
+    token stays on the round as ``woken_token``: a request whose first attempt died after its
+    write, before the wake, wakes the workflow with it when it is retried (:func:`wake_again`).
+    With no wait registered, the token to wake is that last one: if the request that took it died
+    before the wake, this request makes the wake good; if it was used, it is ignored."""
+    token = rnd.get("wait_token")
+    rnd["wait_token"] = None
+    if token:
+        rnd["woken_token"] = token
+    return token or rnd.get("woken_token")
+
+
+def wake_again(rnd: dict[str, Any]) -> None:
+    """A request applied before is retried (a device event delivered again; a decision, resume or
+    void sent again): unless the workflow has registered a new wait since, wake it (again) with
+    the token the first attempt took, so that the round does not stall until its timer. A token
+    used already is ignored; a workflow woken for nothing asks "what next?" and waits again."""
+    if rnd["status"] in ("playing", "voiding") and not rnd.get("wait_token"):
+        workflow.resume(rnd.get("woken_token"))
+
+
+def mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, wake: bool = True) -> T:
+    """Apply ``change`` to the round item and write it on its version; then wake the workflow."""
+    holder: dict[str, Any] = {}
+
+    def attempt() -> T:
+        rnd = store.load_round(round_id)
+        out = change(rnd)  # before the token is taken: a refusal may wake the workflow (wake_again)
+        holder["token"] = take_token(rnd)
+        store.save_round(rnd)
+        return out
+
+    out = retry(attempt)
+    if wake:
+        workflow.resume(holder.get("token"))
+    return out
+
+
+# --- pausing ---------------------------------------------------------------------------------
+
+
+def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None) -> bool:
+    """Mark a round paused (True), unless it is paused already or past pausing (False).
+    ``blocked``: the device-log entry the round could not place, which the supervisor's resume
+    must say what became of."""
+    if rnd.get("paused") or rnd["status"] not in ("betting", "closing", "playing"):
+        return False
+    at = store.now_ms()
+    rnd.update(paused=True, pause_reason=reason, paused_at=at, blocked=blocked)
+    rnd.setdefault("history", []).append({"at": at, "pause": reason})
+    return True
+
+
+def require_playing(rnd: dict[str, Any]) -> None:
+    if rnd["status"] != "playing":
+        raise StateConflict(f"round {rnd['round_id']} is {rnd['status']}", reason="round-not-playing")
+    if rnd.get("paused"):
+        raise StateConflict(f"round {rnd['round_id']} is paused: {rnd.get('pause_reason')}", reason="round-paused")

@@ -1,0 +1,178 @@
+"""Settlement and refunds: each bet closed exactly once, with its credit, in one transaction.
+
+A round's bets are spread over shards; the workflow settles (or, for a void, refunds) each shard
+in a Map iteration, then finishes the round. Within a shard, each player's bets close in batches
+of up to :data:`CREDITS_PER_TRANSACTION`, different players' wallets in parallel. Every credit goes
+through :func:`croupier.app.store.move_money` with the bet's status change ``open -> settled |
+refunded`` in the same transaction: a retried or duplicated run closes nothing twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..errors import ShoeError
+from ..shoe import Shoe
+from . import store
+from .config import settings
+from .engine import bet_from_item, rebuild
+from .errors import AppError, StateConflict
+from .rounds import BLACKJACK, retry
+
+
+def refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
+    item = store.bet_item(round_id, store.shard_of(bet_id, shards), bet_id)
+    if item is None or item["status"] != "open":
+        return
+    _finish_bet(item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
+                                                       "reason": reason})
+
+
+Finishing = tuple[dict[str, Any], str, int, dict[str, Any]]
+"""One bet to close: its item, ``"settle"`` or ``"refund"``, the amount credited, its result."""
+
+
+def _credit(player: str, batch: Sequence[Finishing]) -> None:
+    """Credit and close bets of one player, all settled or all refunded, in one transaction (their
+    markers and status conditions make it exactly once)."""
+    store.move_money(player, [(f"bet:{item['bet_id']}:{kind}", credit,
+                               {"round_id": item["round_id"], "bet_id": item["bet_id"]})
+                              for item, kind, credit, _ in batch],
+                     kind=batch[0][1], extra=[store.close_bet(item, kind, result) for item, kind, _, result in batch])
+
+
+def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> None:
+    """Credit one bet's payout or refund and close it, exactly once (status condition + op marker)."""
+    try:
+        _credit(item["player"], [(item, kind, credit, result)])
+    except store.Conflict:
+        fresh = store.bet_item(item["round_id"], int(item["shard"]), item["bet_id"])
+        if fresh is None or fresh["status"] == "open":
+            raise
+
+
+CREDITS_PER_TRANSACTION = 32
+"""Bets of one player closed in one transaction: three items each (ledger entry, marker, bet) and
+the wallet: at most 100, DynamoDB's limit."""
+_pool: dict[int, ThreadPoolExecutor] = {}
+"""The settlement threads, by their number: made once per Lambda environment."""
+
+
+def _finish_bets(work: Sequence[Finishing]) -> int:
+    """Close a shard's bets: per player, in transactions of up to :data:`CREDITS_PER_TRANSACTION`
+    bets (one bet at a time where a batch lost a race: a bet closed meanwhile by a duplicate run);
+    different players' wallets in parallel, on ``settlement_workers`` threads. The first error
+    is raised once every player is done: a retry of the shard finds only the bets still open."""
+    by_player: dict[tuple[str, str], list[Finishing]] = {}  # (player, settle or refund)
+    for entry in work:
+        by_player.setdefault((entry[0]["player"], entry[1]), []).append(entry)
+
+    def one_player(entries: list[Finishing]) -> None:
+        for start in range(0, len(entries), CREDITS_PER_TRANSACTION):
+            batch = entries[start:start + CREDITS_PER_TRANSACTION]
+            try:
+                _credit(batch[0][0]["player"], batch)
+            except store.Conflict:
+                for entry in batch:
+                    _finish_bet(*entry)
+
+    workers = settings().settlement_workers
+    if workers <= 1 or len(by_player) <= 1:
+        for entries in by_player.values():
+            one_player(entries)
+        return len(work)
+    pool = _pool.get(workers) or _pool.setdefault(workers, ThreadPoolExecutor(workers, thread_name_prefix="settle"))
+    # each task runs in a copy of this context (what this invocation's tracing and logging carry)
+    futures = [pool.submit(contextvars.copy_context().run, one_player, entries) for entries in by_player.values()]
+    errors = [f.exception() for f in futures]
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    return len(work)
+
+
+def settle_shard(round_id: str, shard: int) -> dict[str, Any]:
+    rnd = store.load_round(round_id)
+    if rnd["status"] not in ("settling", "settled"):
+        raise StateConflict(f"round {round_id} is {rnd['status']}, not settling", reason="not-settling")
+    open_items = [b for b in store.shard_bets(round_id, shard) if b["status"] == "open"]
+    if not open_items:
+        return {"done": 0}
+    bets = [bet_from_item(b) for b in open_items]
+    if rnd["game"] in BLACKJACK:
+        results = {r["id"]: r for r in rnd["settlement"]["bets"]}
+    else:
+        engine = rebuild(rnd, bets)
+        results = {r["id"]: r for r in engine.settle().to_dict(full=True)["bets"]}
+    work: list[Finishing] = []
+    for item in open_items:
+        res = results.get(item["bet_id"])
+        if res is None:  # not in the engine's round: refunded (for example a bet on an empty seat)
+            work.append((item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0,
+                                                              "paid": int(item["taken"])}))
+        else:
+            if int(res["staked"]) != int(item["taken"]):
+                raise AppError(f"bet {item['bet_id']}: the engine staked {res['staked']} but {item['taken']} was "
+                               f"debited", reason="stake-mismatch")
+            work.append((item, "settle", int(res["paid"]), res))
+    return {"done": _finish_bets(work)}
+
+
+def refund_shard(round_id: str, shard: int) -> dict[str, Any]:
+    rnd = store.load_round(round_id)
+    if rnd["status"] not in ("voiding", "voided"):
+        raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
+    work: list[Finishing] = [
+        (item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
+                                               "reason": "round voided"})
+        for item in store.shard_bets(round_id, shard) if item["status"] == "open"]
+    return {"done": _finish_bets(work)}
+
+
+def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
+    rnd = store.load_round(round_id)
+    if rnd["status"] == to_status:
+        return {"status": to_status}
+    if rnd["status"] != from_status:
+        raise StateConflict(f"round {round_id} is {rnd['status']}", reason="bad-status")
+    bets = store.round_bets(round_id, int(rnd["shards"]))
+    still_open = [b["bet_id"] for b in bets if b["status"] == "open"]
+    if still_open:
+        raise AppError(f"{len(still_open)} bet(s) still open: {', '.join(still_open[:5])}", reason="bets-open")
+    house = sum(int(b["taken"]) - int((b.get("result") or {}).get("paid", 0)) for b in bets)
+
+    def write() -> dict[str, Any]:
+        current = store.load_round(round_id)
+        if current["status"] == to_status:
+            return current
+        table = store.load_table(current["table_id"])
+        current.update(status=to_status, finished_at=store.now_ms(), house_result=house, bet_count=len(bets),
+                       wait_token=None, paused=False)
+        if table.get("round_id") == round_id:
+            shoe = Shoe.from_dict(table["shoe"]) if table.get("shoe") else None
+            if shoe is not None:
+                with contextlib.suppress(ShoeError):  # the shoe moved on already (a retried finish)
+                    shoe.end_round()
+                table["shoe"] = shoe.to_dict()
+            table["round_status"] = to_status
+            table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
+        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])
+        return current
+
+    retry(write)
+    from .dealing import drain  # cards scanned after the round's end are told about now
+
+    drain(rnd["table_id"])
+    return {"status": to_status, "house_result": house, "bets": len(bets)}
+
+
+def finish_settlement(round_id: str) -> dict[str, Any]:
+    return _finish(round_id, "settling", "settled")
+
+
+def finish_void(round_id: str) -> dict[str, Any]:
+    return _finish(round_id, "voiding", "voided")

@@ -1,0 +1,189 @@
+"""The round workflow's own steps: close betting, "what next?", waits, timers, faults.
+
+The workflow holds no game rule: :func:`advance` asks the round's engine what it waits for and
+answers a *step* — its kind (``card``, ``decision``, ``window``, ``paused``, ``settle``, ``void``,
+``done``), a key naming the expectation, the round's event count ``seq`` (which occurrence of it),
+the timeout of its wait and the round's version. Timers (a decision running out, a window
+closing, a card overdue, a pause lasting too long) act only if the round still waits for the very
+occurrence they were started for.
+
+Cards do not wait for the workflow: they are taken from the table's device log by whoever comes
+first (:mod:`croupier.app.dealing`). The workflow only times the waits and settles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Settle
+from . import alerts, bets, store, workflow
+from .dealing import drain
+from .engine import apply_event, expectation_key, rebuild
+from .errors import StateConflict
+from .rounds import mutate, pause_fields, retry, timers
+
+
+def _step(rnd: dict[str, Any], kind: str, key: str, timeout: int) -> dict[str, Any]:
+    """What the workflow waits for: ``key`` names the expectation, ``seq`` (the round's event
+    count) this occurrence of it: a hand decides again after a hit, under the same key."""
+    return {"kind": kind, "key": key, "seq": len(rnd.get("events") or ()), "timeout": max(1, int(timeout)),
+            "version": int(rnd["version"]), "shards": list(range(int(rnd["shards"])))}
+
+
+def _stale(rnd: dict[str, Any], seq: int | None) -> bool:
+    """A timer of an earlier occurrence of the expectation (something happened to the round since)."""
+    return seq is not None and len(rnd.get("events") or ()) != seq
+
+
+def register_countdown(round_id: str, token: str) -> dict[str, Any]:
+    """The countdown's callback: keep its token on the round, so that whoever closes betting first
+    (a card may) ends the countdown early; if betting is closed already, end it now."""
+    if store.register_countdown(round_id, token):
+        return {"registered": True}
+    workflow.resume(token)
+    return {"registered": False}
+
+
+def close_betting(round_id: str) -> dict[str, Any]:
+    """The countdown's Wait is over: close betting (unless a card closed it first), take the cards
+    that came meanwhile, and say what comes next."""
+    rnd = bets.close_betting(round_id)
+    drain(rnd["table_id"])
+    return advance(round_id)
+
+
+def advance(round_id: str) -> dict[str, Any]:
+    """The workflow's one question: what does this round wait for now?"""
+    drain(store.load_round(round_id)["table_id"])  # cards waiting in the log first: they do not wait for us
+
+    def attempt() -> dict[str, Any]:
+        rnd = store.load_round(round_id)
+        round_timers = timers(rnd)
+        status = rnd["status"]
+        if status in ("settled", "voided"):
+            return _step(rnd, "done", status, 1)
+        if status == "voiding":
+            return _step(rnd, "void", "void", 1)
+        if status == "settling":
+            return _step(rnd, "settle", "settle", 1)
+        if status in ("betting", "closing"):
+            raise StateConflict(f"round {round_id} is still {status}", reason="not-dealing")
+        if rnd.get("paused"):
+            waited = (store.now_ms() - int(rnd.get("paused_at") or store.now_ms())) // 1000
+            return _step(rnd, "paused", f"paused:{rnd.get('paused_at')}", round_timers.pause_void - waited)
+        engine = rebuild(rnd)
+        expected = engine.expected
+        changed = False
+        while isinstance(expected, InsuranceWindow | FollowWindow) and not expected.bets:
+            engine.close_window()  # nobody can answer: the window closes at once
+            rnd["events"].append({"close": True})
+            changed = True
+            expected = engine.expected
+        key = expectation_key(expected)
+        if isinstance(expected, Settle):
+            rnd["status"] = "settling"
+            rnd["settlement"] = engine.settle().to_dict(full=True)
+            store.save_round(rnd)
+            return _step(rnd, "settle", "settle", 1)
+        if rnd.get("expect_key") != key:
+            rnd["expect_key"], rnd["expect_since"] = key, store.now_ms()
+            changed = True
+        if changed:
+            rnd = store.save_round(rnd)
+        elapsed = (store.now_ms() - int(rnd["expect_since"])) // 1000
+        if isinstance(expected, CardFor):
+            return _step(rnd, "card", key, round_timers.pause_void - elapsed)
+        if isinstance(expected, DecisionFor):
+            return _step(rnd, "decision", key, round_timers.decision - elapsed)
+        seconds = round_timers.insurance if isinstance(expected, InsuranceWindow) else round_timers.follow
+        return _step(rnd, "window", key, seconds - elapsed)
+
+    return retry(attempt)
+
+
+def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
+    """Keep the workflow's task token on the round; if the round moved on since the workflow
+    asked, resume it at once (nothing waits in vain)."""
+    if store.register_wait(round_id, version, token, store.now_ms()):
+        return {"registered": True}
+    workflow.resume(token)
+    return {"registered": False}
+
+
+def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
+    """The per-hand decision timer ran out: the hand is played automatically."""
+
+    def change(rnd: dict[str, Any]) -> bool:
+        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
+            return False
+        engine = rebuild(rnd)
+        expected = engine.expected
+        if not isinstance(expected, DecisionFor) or expectation_key(expected) != key:
+            return False
+        event = {"action": {"seat": expected.seat, "action": "timeout"}}
+        apply_event(engine, event)
+        rnd["events"].append(event)
+        return True
+
+    mutate(round_id, change, wake=False)
+    return advance(round_id)
+
+
+def close_window(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
+    def change(rnd: dict[str, Any]) -> bool:
+        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
+            return False
+        engine = rebuild(rnd)
+        if expectation_key(engine.expected) != key:
+            return False
+        engine.close_window()
+        rnd["events"].append({"close": True})
+        return True
+
+    mutate(round_id, change, wake=False)
+    return advance(round_id)
+
+
+def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
+    """The card timer ran out: pause the round, but only if its engine still waits for that very
+    card. A dealing function that took the card and died before waking the workflow leaves the
+    workflow on this timer (``expect_key`` is refreshed by :func:`advance` only): the round goes on."""
+
+    def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
+        if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")
+                and not _stale(rnd, seq) and expectation_key(rebuild(rnd).expected) == key
+                and pause_fields(rnd, "no card arrived in time")):
+            return rnd
+        return None
+
+    paused = mutate(round_id, change, wake=False)
+    if paused is not None:
+        alerts.round_paused(paused, str(paused["pause_reason"]))
+    return advance(round_id)
+
+
+def auto_void(round_id: str, key: str) -> dict[str, Any]:
+    def change(rnd: dict[str, Any]) -> None:
+        if rnd.get("paused") and f"paused:{rnd.get('paused_at')}" == key and rnd["status"] == "playing":
+            rnd.update(status="voiding", void_reason="paused too long", paused=False)
+
+    mutate(round_id, change, wake=False)
+    return advance(round_id)
+
+
+def fault(round_id: str, error: Any) -> dict[str, Any]:
+    """An internal error: a round being dealt is paused (a supervisor resumes or voids it); a close
+    of betting that cannot complete voids the round (every stake refunded); a settlement is left
+    to its retries: never half settled."""
+    cause = str(error)[:500] if error else "internal error"
+
+    def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
+        if rnd["status"] in ("betting", "closing"):
+            rnd.update(status="voiding", void_reason=f"internal error: {cause}", paused=False)
+            return None
+        return rnd if pause_fields(rnd, f"internal error: {cause}") else None
+
+    paused = mutate(round_id, change, wake=False)
+    if paused is not None:
+        alerts.round_paused(paused, str(paused["pause_reason"]))
+    return advance(round_id)

@@ -1,0 +1,84 @@
+"""The pit supervisor's hand on a round: pause, resume, void.
+
+A round paused because of a card it could not place stays paused until the supervisor says what
+became of that card (:data:`croupier.app.dealing.RESOLUTIONS`): it belongs to the round (the round
+takes it when it next expects a card), the dealer set it aside (it counts as drawn), or put it
+back in the shoe (it will be scanned again). A void refunds every stake; a card that waited for
+the voided round is then told about as one no round took.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import alerts, store, workflow
+from .dealing import drain, resolve
+from .errors import AppError, StateConflict
+from .rounds import mutate, pause_fields, retry, take_token, wake_again
+
+
+def pause(round_id: str, reason: str) -> dict[str, Any]:
+    def change(rnd: dict[str, Any]) -> dict[str, Any]:
+        if rnd["status"] == "settling":
+            raise StateConflict("the round is being settled", reason="settling")
+        if rnd["status"] != "playing":
+            raise StateConflict(f"round {round_id} is {rnd['status']}: only a round in play pauses",
+                                reason="not-pausable")
+        if not pause_fields(rnd, reason):
+            raise StateConflict(f"round {round_id} is paused already: {rnd.get('pause_reason')}",
+                                reason="paused-already")
+        return rnd
+
+    rnd = mutate(round_id, change)
+    alerts.round_paused(rnd, reason)
+    return rnd
+
+
+def resume_round(round_id: str, card: str | None = None) -> dict[str, Any]:
+    """Resume a paused round. ``card``: what became of the card that paused it, if one did."""
+    holder: dict[str, Any] = {}
+
+    def attempt() -> dict[str, Any]:
+        rnd = store.load_round(round_id)
+        if not rnd.get("paused"):
+            wake_again(rnd)  # a resume retried: its first attempt may have died before the wake
+            raise StateConflict(f"round {round_id} is not paused", reason="not-paused")
+        blocked = rnd.get("blocked")
+        ops = []
+        items: list[tuple[dict[str, Any], int | None]] = []
+        if blocked:
+            if card is None:
+                raise StateConflict(
+                    f"card {blocked.get('card')} (log #{blocked['n']}) paused the round: say what became of it "
+                    f"('card': round, discarded or returned)", reason="say-what-became-of-the-card")
+            table = store.load_table(rnd["table_id"])
+            ops.append(resolve(table, blocked, card))
+            items.append((table, int(table["version"])))
+        elif card is not None:
+            raise AppError("no card paused this round: resume without 'card'", reason="no-blocking-card")
+        rnd.update(paused=False, pause_reason=None, paused_at=None, expect_key=None, blocked=None)
+        rnd.setdefault("history", []).append({"at": store.now_ms(), "resume": True,
+                                              **({"card": card, "log": blocked["n"]} if blocked else {})})
+        holder["token"] = take_token(rnd)
+        items.append((rnd, int(rnd["version"])))
+        store.write_versioned(items, ops)
+        return rnd
+
+    rnd = retry(attempt)
+    drain(rnd["table_id"])
+    workflow.resume(holder.get("token"))
+    return rnd
+
+
+def void(round_id: str, reason: str) -> dict[str, Any]:
+    def change(rnd: dict[str, Any]) -> dict[str, Any]:
+        if rnd["status"] not in ("playing", "closing"):
+            wake_again(rnd)  # a void retried: its first attempt may have died before the wake
+            raise StateConflict(f"round {round_id} is {rnd['status']}: it cannot be voided now", reason="not-voidable")
+        rnd.update(status="voiding", void_reason=reason, paused=False, blocked=None)
+        rnd.setdefault("history", []).append({"at": store.now_ms(), "void": reason})
+        return rnd
+
+    rnd = mutate(round_id, change)
+    drain(rnd["table_id"])
+    return rnd

@@ -1,0 +1,88 @@
+"""Tables: created and configured by an operator; seats taken and left by players.
+
+A seat taken or left while the round's countdown runs counts for that round: the round keeps its
+own copy of the seats (the close of betting decides who is dealt from it), so a change during
+betting is written to the table and to the round together, or refused. A seat whose player has a
+seat bet in the round cannot be left until the round is over.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .. import betting
+from ..rules import load_rules
+from . import store
+from .errors import AppError, StateConflict
+from .rounds import BLACKJACK, retry, table_idle, table_rules
+
+
+def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str | None = None,
+                 name: str | None = None) -> dict[str, Any]:
+    load_rules(game, rules)  # validates (RulesError -> 400)
+    table_id = table_id or f"t-{uuid.uuid4().hex[:10]}"
+    item = {**store.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
+            "reader_id": reader_id, "name": name or table_id, "seats": {}, "shoe": None, "round_id": None,
+            "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms()}
+    try:
+        store.put_new(store.game_table(), item)
+    except store.Conflict as exc:
+        raise StateConflict(f"table {table_id!r} exists already", reason="table-exists") from exc
+    return item
+
+
+def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str | None) -> dict[str, Any]:
+    def attempt() -> dict[str, Any]:
+        item = store.load_table(table_id)
+        if not table_idle(item):
+            raise StateConflict("a round is in play: configure the table between rounds", reason="round-in-play")
+        if rules is not None:
+            load_rules(item["game"], rules)
+            item["rules"] = rules
+        if reader_id is not None:
+            item["reader_id"] = reader_id
+        return store.save_table(item)
+
+    return retry(attempt)
+
+
+def _seat_change(table_id: str, player: str, seat: int,
+                 change: Any, *, leaving: bool) -> dict[str, Any]:
+    """Apply ``change(rules, seats) -> seats`` to the table's seats, and to the round's too while
+    its countdown runs (both written together, on their versions)."""
+
+    def attempt() -> dict[str, Any]:
+        table = store.load_table(table_id)
+        if table["game"] not in BLACKJACK:
+            raise AppError(f"{table['game']} has no seats", reason="no-seats")
+        rules = table_rules(table)
+        seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(table.get("seats") or {})))
+        if table_idle(table):
+            table["seats"] = seats
+            return store.save_table(table)
+        rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
+        if rnd is None or rnd["status"] != "betting" or rnd.get("paused") or store.now_ms() >= int(rnd["closes_at"]):
+            when = "leave when it is over" if leaving else "sit down when the next round opens"
+            raise StateConflict(f"a round is being played: {when}", reason="round-in-play")
+        summary = store.player_round(rnd["round_id"], player)
+        if leaving and any(b.get("type") == "seat" and b.get("seat") == seat for b in (summary or {}).get("bets", [])):
+            raise StateConflict(f"your bet stands on seat {seat} in this round: leave when the round is over",
+                                reason="seat-bet-placed")
+        rnd["seats"] = betting.seats_to_dict(change(rules, betting.seats_from_dict(rnd.get("seats") or {})))
+        table["seats"] = seats
+        # the player's bets in the round as read: a bet placed meanwhile makes this write lose
+        store.write_versioned([(table, int(table["version"])), (rnd, int(rnd["version"]))],
+                              [store.player_round_unchanged(summary, rnd["round_id"], player)])
+        return table
+
+    return retry(attempt)
+
+
+def sit(table_id: str, seat: int, player: str, account_kind: str) -> dict[str, Any]:
+    return _seat_change(table_id, player, seat,
+                        lambda rules, seats: betting.sit(rules, seats, player, seat, account_kind), leaving=False)
+
+
+def leave(table_id: str, seat: int, player: str) -> dict[str, Any]:
+    return _seat_change(table_id, player, seat, lambda rules, seats: betting.leave(seats, player, seat), leaving=True)

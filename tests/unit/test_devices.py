@@ -1,0 +1,78 @@
+"""A device speaks only for its own table: what AWS enforces (the template's policies and rule) and
+what the dealing function checks (the event's source against its detail)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from croupier.app.events import CONSOLE, KINDS, READER, BadEvent, parse_event, source_of
+from croupier.local import template as tpl
+
+ROOT = Path(__file__).resolve().parents[2]
+RESOURCES = tpl.load(ROOT / "template.yaml")["Resources"]
+
+
+def _event(source: str, detail_type: str, detail: dict[str, Any]) -> dict[str, Any]:
+    return {"version": "0", "id": "e-1", "detail-type": detail_type, "source": source, "account": "123456789012",
+            "time": "2026-12-01T00:00:00Z", "region": "us-east-1", "resources": [], "detail": detail}
+
+
+CARD = {"table_id": "bac-1", "reader_id": "r-1", "scan_id": "s-1", "card": "TD"}
+
+
+@pytest.mark.parametrize("policy,device", [("CardReaderPolicy", READER), ("DealerConsolePolicy", CONSOLE)])
+def test_a_device_policy_allows_only_its_own_tables_source_and_its_own_kinds(policy: str, device: str) -> None:
+    statements = RESOURCES[policy]["Properties"]["PolicyDocument"]["Statement"]
+    assert len(statements) == 1
+    (statement,) = statements
+    assert statement["Effect"] == "Allow" and statement["Action"] == "events:PutEvents"
+    assert statement["Resource"] == {"Fn::GetAtt": ["TableEventBus", "Arn"]}
+    condition = statement["Condition"]
+    assert condition["StringEquals"]["events:source"] == f"{device}.${{aws:PrincipalTag/croupier-table}}"
+    assert sorted(condition["StringEquals"]["events:detail-type"]) == sorted(KINDS[device])
+    assert condition["Null"] == {"aws:PrincipalTag/croupier-table": "false"}  # an untagged principal gets nothing
+
+
+def test_the_bus_rule_takes_only_the_devices_sources_and_groups_them_by_table() -> None:
+    rule = RESOURCES["TableEventsRule"]["Properties"]
+    assert rule["EventPattern"] == {"source": [{"prefix": f"{READER}."}, {"prefix": f"{CONSOLE}."}]}
+    assert rule["Targets"][0]["SqsParameters"]["MessageGroupId"] == "$.detail.table_id"
+
+
+def test_pauses_and_cards_no_round_took_raise_alarms_an_operator_can_route() -> None:
+    for alarm, metrics in (("RoundsPausedAlarm", {"RoundsPaused"}),
+                           ("CardsNotTakenAlarm", {"CardsNotTaken", "DeviceEventsRefused"})):
+        props = RESOURCES[alarm]["Properties"]
+        named = {props.get("MetricName")} | {m["MetricStat"]["Metric"]["MetricName"] for m in props.get("Metrics", [])
+                                              if "MetricStat" in m}
+        assert metrics <= named
+        assert props["AlarmActions"] == [{"Ref": "AlertsTopic"}]
+    for function in ("DealingFunction", "RoundFunction", "DecisionsFunction", "TablesFunction", "SettlementFunction"):
+        policies = RESOURCES[function]["Properties"]["Policies"]
+        assert {"EventBridgePutEventsPolicy": {"EventBusName": {"Ref": "TableEventBus"}}} in policies, function
+
+
+def test_an_event_names_its_table_in_its_source() -> None:
+    event_id, kind, detail = parse_event(_event(source_of(READER, "bac-1"), "card-scanned", CARD))
+    assert (event_id, kind, detail.table_id) == ("e-1", "card-scanned", "bac-1")
+    _, kind, detail = parse_event(_event(source_of(CONSOLE, "bac-1"), "shoe-shuffled", {"table_id": "bac-1"}))
+    assert kind == "shoe-shuffled"
+
+
+@pytest.mark.parametrize("source,detail_type,reason", [
+    (f"{READER}.other-table", "card-scanned", "wrong-table"),
+    (f"{READER}.bac-1.x", "card-scanned", "wrong-table"),
+    (READER, "card-scanned", "wrong-source"),
+    ("croupier.somebody.bac-1", "card-scanned", "wrong-source"),
+    (f"{CONSOLE}.bac-1", "card-scanned", "wrong-source"),
+    (f"{READER}.bac-1", "shoe-shuffled", "wrong-source"),
+])
+def test_an_event_for_another_table_or_from_the_other_device_is_refused(source: str, detail_type: str,
+                                                                        reason: str) -> None:
+    detail = CARD if detail_type == "card-scanned" else {"table_id": "bac-1"}
+    with pytest.raises(BadEvent) as refused:
+        parse_event(_event(source, detail_type, detail))
+    assert refused.value.reason == reason, refused.value
