@@ -345,16 +345,17 @@ def test_dealer_blackjack_against_blackjack_is_a_push() -> None:
 
 
 def test_classic_dealer_blackjack_takes_doubles_and_splits_by_default() -> None:
-    steps = ("8S", "TH", "8D", "1:split", "3C", "1:double", "9S", "7H", "1:stand", "AS")
+    # split 8-8: hand 1 gets 3C and hand 2 7H at once; hand 1 doubles (9S), hand 2 stands; dealer AS
+    steps = ("8S", "TH", "8D", "1:split", "3C", "7H", "1:double", "9S", "1:stand", "AS")
     eng = feed(new(C, [seat(1)]), *steps)
     res = results(eng)["s1"]
     assert (res.outcome, res.net, res.staked) == ("lose", -3000, 3000)
 
 
 def test_classic_dealer_blackjack_original_bet_only_returns_extra_stakes() -> None:
-    steps = ("8S", "TH", "8D", "1:split", "3C", "1:double", "9S", "7H", "1:stand", "AS")
+    steps = ("8S", "TH", "8D", "1:split", "3C", "7H", "1:double", "9S", "1:stand", "AS")
     eng = feed(new(C, [seat(1), behind(1, "q")], dealer_bj_takes="original"), "8S", "TH", "8D", "1:split",
-               "q@1:follow-split", "close", *steps[4:6], "q@1:follow-double", "close", *steps[6:])
+               "q@1:follow-split", "close", *steps[4:7], "q@1:follow-double", "close", *steps[7:])
     res = results(eng)
     assert (res["s1"].outcome, res["s1"].net, res["s1"].staked, res["s1"].paid) == ("lose", -1000, 3000, 2000)
     assert [h.get("returned") for h in res["s1"].detail["hands"]] == [1000, 1000]
@@ -422,7 +423,7 @@ def test_double_after_split_allowed_except_split_aces() -> None:
 
 
 def test_classic_double_after_split_follows_the_table_setting() -> None:
-    eng = feed(new(C, [seat(1)], double_after_split=False), "8S", "9H", "8D", "1:split", "3C")
+    eng = feed(new(C, [seat(1)], double_after_split=False), "8S", "9H", "8D", "1:split", "3C", "7C")
     assert decision(eng).legal == frozenset({"hit", "stand", "timeout"})
     with pytest.raises(IllegalAction, match="does not allow doubling after a split"):
         feed(eng, "1:double")
