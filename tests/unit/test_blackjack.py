@@ -345,16 +345,17 @@ def test_dealer_blackjack_against_blackjack_is_a_push() -> None:
 
 
 def test_classic_dealer_blackjack_takes_doubles_and_splits_by_default() -> None:
-    steps = ("8S", "TH", "8D", "1:split", "3C", "1:double", "9S", "7H", "1:stand", "AS")
+    # split 8-8: hand 1 gets 3C and hand 2 7H at once; hand 1 doubles (9S), hand 2 stands; dealer AS
+    steps = ("8S", "TH", "8D", "1:split", "3C", "7H", "1:double", "9S", "1:stand", "AS")
     eng = feed(new(C, [seat(1)]), *steps)
     res = results(eng)["s1"]
     assert (res.outcome, res.net, res.staked) == ("lose", -3000, 3000)
 
 
 def test_classic_dealer_blackjack_original_bet_only_returns_extra_stakes() -> None:
-    steps = ("8S", "TH", "8D", "1:split", "3C", "1:double", "9S", "7H", "1:stand", "AS")
+    steps = ("8S", "TH", "8D", "1:split", "3C", "7H", "1:double", "9S", "1:stand", "AS")
     eng = feed(new(C, [seat(1), behind(1, "q")], dealer_bj_takes="original"), "8S", "TH", "8D", "1:split",
-               "q@1:follow-split", "close", *steps[4:6], "q@1:follow-double", "close", *steps[6:])
+               "q@1:follow-split", "close", *steps[4:7], "q@1:follow-double", "close", *steps[7:])
     res = results(eng)
     assert (res["s1"].outcome, res["s1"].net, res["s1"].staked, res["s1"].paid) == ("lose", -1000, 3000, 2000)
     assert [h.get("returned") for h in res["s1"].detail["hands"]] == [1000, 1000]
@@ -422,7 +423,7 @@ def test_double_after_split_allowed_except_split_aces() -> None:
 
 
 def test_classic_double_after_split_follows_the_table_setting() -> None:
-    eng = feed(new(C, [seat(1)], double_after_split=False), "8S", "9H", "8D", "1:split", "3C")
+    eng = feed(new(C, [seat(1)], double_after_split=False), "8S", "9H", "8D", "1:split", "3C", "7C")
     assert decision(eng).legal == frozenset({"hit", "stand", "timeout"})
     with pytest.raises(IllegalAction, match="does not allow doubling after a split"):
         feed(eng, "1:double")
@@ -760,6 +761,147 @@ def test_bet_behind_insurance_is_independent_of_the_seated_player() -> None:
     feed(eng, "q@1:insurance", "close")
     res = results(eng)
     assert (res["s1"].net, res["b1q"].net, res["b1q"].detail["insurance_stake"]) == (-1000, -1, 250)
+
+
+# --- the order of the split hands' cards (split_deal) ----------------------------------------
+
+
+def expectations(eng: BlackjackRound, *steps: str) -> list[Any]:
+    """What the engine expects after each of ``steps``, fed one at a time."""
+    out = []
+    for step in steps:
+        feed(eng, step)
+        out.append(eng.expected)
+    return out
+
+
+HIT_STAND_DOUBLE = frozenset({"hit", "stand", "double", "timeout"})
+HIT_STAND = frozenset({"hit", "stand", "timeout"})
+
+
+def test_split_deal_defaults_each_table_its_order() -> None:
+    assert rules(D).split_deal == "each-in-turn"
+    assert rules(C).split_deal == "both-first"
+
+
+def test_classic_split_deals_both_second_cards_then_plays_hand_1_then_hand_2() -> None:
+    eng = feed(new(C, [seat(1)]), "8S", "9H", "8D", "1:split")
+    assert eng.expected == CardFor("seat-1")
+    assert expectations(eng, "2C", "TC") == [CardFor("seat-1/1"), DecisionFor(1, 0, HIT_STAND_DOUBLE)]
+    feed(eng, "1:hit", "5C")  # 8 2 5
+    assert decision(eng).hand == 0
+    feed(eng, "1:stand")
+    assert eng.expected == DecisionFor(1, 1, HIT_STAND_DOUBLE)  # hand 2 has its two cards already
+    feed(eng, "1:stand", "7D", "TD")  # dealer 9 7 draws a ten: bust
+    hands = eng.settle().hands
+    assert (hands["seat-1"]["cards"], hands["seat-1/1"]["cards"]) == (["8S", "2C", "5C"], ["8D", "TC"])
+    assert [e for e in eng.log if isinstance(e, str)] == ["8S", "9H", "8D", "2C", "TC", "5C", "7D", "TD"]
+    res = results(eng)["s1"]
+    assert (res.net, res.staked, res.outcome) == (2000, 2000, "win")
+
+
+def test_deluxe_split_still_plays_hand_1_to_the_end_before_hand_2_gets_its_card() -> None:
+    eng = feed(new(D, [seat(1)]), "8S", "9H", "8D", "7C", "1:split")
+    assert expectations(eng, "2C", "1:hit", "5C", "1:stand", "TC") == [
+        DecisionFor(1, 0, HIT_STAND_DOUBLE), CardFor("seat-1"), DecisionFor(1, 0, HIT_STAND),
+        CardFor("seat-1/1"), DecisionFor(1, 1, HIT_STAND_DOUBLE)]
+
+
+def test_split_deal_is_a_table_rule_overridable_both_ways() -> None:
+    classic = feed(new(C, [seat(1)], split_deal="each-in-turn"), "8S", "9H", "8D", "1:split", "2C")
+    assert classic.expected == DecisionFor(1, 0, HIT_STAND_DOUBLE)  # the Deluxe order at a classic table
+    feed(classic, "1:stand")
+    assert classic.expected == CardFor("seat-1/1")
+    deluxe = feed(new(D, [seat(1)], split_deal="both-first"), "8S", "9H", "8D", "7C", "1:split", "2C")
+    assert deluxe.expected == CardFor("seat-1/1")  # the classic order at a Deluxe table
+    feed(deluxe, "TC")
+    assert deluxe.expected == DecisionFor(1, 0, HIT_STAND_DOUBLE)
+    with pytest.raises(RulesError, match="split_deal"):
+        rules(C, split_deal="hand-2-first")
+
+
+@pytest.mark.parametrize("game", [D, C])
+def test_split_aces_get_one_card_each_and_stand_in_either_order(game: str) -> None:
+    initial = ("AS", "9H", "AD", "7C") if game == D else ("AS", "9H", "AD")
+    for order in ("each-in-turn", "both-first"):
+        eng = feed(new(game, [seat(1)], split_deal=order), *initial, "1:split")
+        assert eng.expected == CardFor("seat-1")
+        assert expectations(eng, "5C", "6C") == [CardFor("seat-1/1"), CardFor("dealer")]  # no decision on either
+        hands = eng.view()["seats"]["1"]["hands"]
+        assert [h["cards"] for h in hands] == [["AS", "5C"], ["AD", "6C"]]
+
+
+def test_classic_follow_split_window_comes_first_then_both_second_cards() -> None:
+    eng = feed(new(C, [seat(1), behind(1, "q")]), "8S", "9H", "8D", "1:split")
+    assert eng.expected == FollowWindow(1, 0, "split", ("b1q",))
+    assert expectations(eng, "q@1:follow-split", "close", "3C", "7H") == [
+        FollowWindow(1, 0, "split", ()), CardFor("seat-1"), CardFor("seat-1/1"), DecisionFor(1, 0, HIT_STAND_DOUBLE)]
+
+
+def test_classic_double_after_split_in_the_both_first_order_with_follow_doubles() -> None:
+    eng = feed(new(C, [seat(1), behind(1, "q")]), "8S", "9H", "8D", "1:split", "q@1:follow-split", "close",
+               "3C", "2H", "1:double")  # hand 1: 8 3 doubles; hand 2 (8 2) already has its card
+    assert eng.expected == FollowWindow(1, 0, "double", ("b1q",))
+    assert expectations(eng, "q@1:follow-double", "close", "TS") == [
+        FollowWindow(1, 0, "double", ()), CardFor("seat-1"), DecisionFor(1, 1, HIT_STAND_DOUBLE)]
+    feed(eng, "1:double")
+    assert eng.expected == FollowWindow(1, 1, "double", ("b1q",))  # q followed the split: hand 2 too
+    assert expectations(eng, "close", "9D", "8C") == [CardFor("seat-1/1"), CardFor("dealer"), Settle()]
+    hands = eng.settle().hands
+    assert (hands["seat-1"]["cards"], hands["seat-1/1"]["cards"]) == (["8S", "3C", "TS"], ["8D", "2H", "9D"])
+    res = results(eng)
+    assert (res["s1"].net, res["s1"].staked) == (4000, 4000)  # 21 and 19 against 17, both doubled
+    assert (res["b1q"].net, res["b1q"].staked) == (1500, 1500)  # hand 1 followed doubled, hand 2 not
+
+
+def test_classic_timeout_on_split_hand_1_after_both_second_cards() -> None:
+    eng = feed(new(C, [seat(1)]), "8S", "9H", "8D", "1:split", "2C", "3D", "1:timeout")
+    assert eng.expected == CardFor("seat-1")  # 8 2 = 10: auto-play hits
+    feed(eng, "4C")  # 14: stands
+    assert decision(eng).hand == 1
+    assert [h["cards"] for h in eng.view()["seats"]["1"]["hands"]] == [["8S", "2C", "4C"], ["8D", "3D"]]
+
+
+def test_classic_preselected_split_deals_both_second_cards_first() -> None:
+    eng = new(C, [seat(1), seat(2)])
+    eng.preselect(2, "split")
+    feed(eng, "TS", "8S", "9H", "9D", "8D", "1:stand")
+    assert eng.expected == CardFor("seat-2")
+    assert expectations(eng, "2C", "3C") == [CardFor("seat-2/1"), DecisionFor(2, 0, HIT_STAND_DOUBLE)]
+    assert Action(2, "split") in eng.log
+
+
+def test_view_between_the_two_second_cards_of_a_classic_split() -> None:
+    eng = feed(new(C, [seat(1)]), "8S", "9H", "8D", "1:split", "2C")
+    view = eng.view()
+    assert [h["cards"] for h in view["seats"]["1"]["hands"]] == [["8S", "2C"], ["8D"]]
+    assert view["expected"] == {"kind": "card", "hand": "seat-1/1", "face_up": True}
+    assert view["phase"] == "decisions"
+
+
+def test_deluxe_short_balance_conversion_in_the_both_first_order() -> None:
+    # the balance covers the split only: each double after it becomes a hit (11 or less)
+    eng = feed(new(D, [seat(1)], balances={"p1": 1000}, split_deal="both-first"), "8S", "9H", "8D", "7C",
+               "1:split", "3C", "2H", "1:double")
+    assert eng.expected == CardFor("seat-1")
+    feed(eng, "TS")  # 21
+    assert decision(eng).hand == 1
+    feed(eng, "1:double", "5D")  # a hit: 8 2 5
+    assert decision(eng) == DecisionFor(1, 1, HIT_STAND)
+    feed(eng, "1:stand", "KD")  # dealer 16 + K: bust
+    res = results(eng)["s1"]
+    assert (res.net, res.staked) == (2000, 2000)
+    assert eng.balance_of("p1") == 0
+
+
+def test_classic_split_round_replays_from_its_log() -> None:
+    balances = {"p1": 5000, "q": 2000}
+    eng = feed(new(C, [seat(1), behind(1, "q")], balances=balances), "8S", "9H", "8D", "1:split",
+               "q@1:follow-split", "close", "3C", "2H", "1:double", "q@1:follow-double", "close", "TS",
+               "1:hit", "5D", "1:stand", "7C", "KD")
+    again = replay(Transcript.of(eng, balances=balances))
+    assert again.to_dict(full=True) == eng.settle().to_dict(full=True)
+    assert [e for e in eng.log if isinstance(e, str)] == ["8S", "9H", "8D", "3C", "2H", "TS", "5D", "7C", "KD"]
 
 
 # --- the dealer ------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ def tables(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         "dealer_bj_takes": st.sampled_from(["all", "original"]),
         "dealer_hits_soft_17": st.booleans(),
         "double_after_split": st.booleans(),
+        "split_deal": st.sampled_from(["each-in-turn", "both-first"]),
         "surrender": st.booleans(),
         "pair_paytable": st.just(PERFECT_PAIRS),
         "blackjack_pays": st.sampled_from(["3:2", "6:5"]),

@@ -462,6 +462,7 @@ def test_deluxe_blackjack_defaults() -> None:
     assert rules.variant == "deluxe" and rules.hole_card is True
     assert rules.max_seats_per_player == 2 and rules.seats == 7
     assert rules.short_balance == "hit-or-stand"
+    assert rules.split_deal == "each-in-turn"
     assert rules.seated_may_bet_behind is True and rules.mirror_seat_bets is True
     assert rules.idle_seat_rounds == 1
     assert rules.blackjack_pays == Fraction(3, 2) and rules.win_pays == 1 and rules.insurance_pays == 2
@@ -475,6 +476,7 @@ def test_classic_blackjack_defaults() -> None:
     assert rules.variant == "classic" and rules.hole_card is False
     assert rules.max_seats_per_player == 1
     assert rules.short_balance == "illegal"
+    assert rules.split_deal == "both-first"
     assert rules.seated_may_bet_behind is False and rules.mirror_seat_bets is False
     assert rules.dealer_bj_takes == "all"
     assert rules.blackjack_pays == Fraction(3, 2) and rules.pair_paytable.same_rank == 11

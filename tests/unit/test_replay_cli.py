@@ -45,6 +45,17 @@ CLASSIC_BETS = [
     {"id": "pp", "outcome": "lose", "net": -100},
 ]
 
+# Classic table, a split in the dealer's order: seat 1 splits 8S 8D against the up card 9H; hand 1
+# gets 2C and hand 2 TC at once, then hand 1 hits 5C (15) and stands, hand 2 stands on 18; the
+# dealer's 9H 7D draws TD and busts.
+CLASSIC_SPLIT: dict[str, Any] = {
+    "game": "blackjack",
+    "bets": [{"id": "s", "player": "p1", "type": "seat", "seat": 1, "amount": 1000}],
+    "cards": ["8S", "9H", "8D", "2C", "TC", "5C", "7D", "TD"],
+    "actions": [{"seat": 1, "action": "split"}, {"seat": 1, "action": "hit"}, {"seat": 1, "action": "stand"},
+                {"seat": 1, "action": "stand"}],
+}
+
 # Baccarat: Player 2S 4D = 6 stands, Banker 4H 3C = 7 stands; the Banker wins with 7 on 4 cards.
 BACCARAT: dict[str, Any] = {
     "game": "baccarat",
@@ -189,6 +200,23 @@ def test_one_valid_transcript_per_game(game: str, tmp_path: Path, capsys: pytest
     assert core(doc["bets"]) == expected  # one entry per input bet, in input order
     assert "hands" in doc
     assert "staked" not in doc["bets"][0]  # the stake and payout only with --full
+
+
+def test_a_classic_split_replays_in_the_order_the_dealer_drew_the_cards(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, write(tmp_path, json.dumps(CLASSIC_SPLIT)))
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert core(doc["bets"]) == [{"id": "s", "outcome": "win", "net": 2000}]
+    assert doc["hands"]["seat-1"]["cards"] == ["8S", "2C", "5C"] and doc["hands"]["seat-1/1"]["cards"] == ["8D", "TC"]
+    # the transcript's rules choose the order: the same cards dealt in the Deluxe order
+    code, out, err = run_main(capsys, write(tmp_path, with_(CLASSIC_SPLIT, rules={"split_deal": "each-in-turn"})))
+    assert (code, err) == (0, "")
+    hands = json.loads(out)["hands"]
+    assert hands["seat-1"]["cards"] == ["8S", "2C", "TC"] and hands["seat-1/1"]["cards"] == ["8D", "5C"]
+    # one card after the split: hand 2 waits for its second card before hand 1 decides
+    code, out, err = run_main(capsys, write(tmp_path, with_(CLASSIC_SPLIT, cards=CLASSIC_SPLIT["cards"][:4])))
+    assert_one_line_error(code, out, err, "too few cards", "seat-1/1")
 
 
 def test_dash_reads_the_transcript_from_stdin(monkeypatch: pytest.MonkeyPatch,

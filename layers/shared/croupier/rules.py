@@ -76,6 +76,13 @@ class PairPaytable(_Model):
 
 
 class BlackjackRules(_Model):
+    """The rules of a blackjack table, Deluxe or classic (``blackjack.md``). Among them, the order
+    in which split hands are dealt, ``split_deal``: ``each-in-turn`` (Deluxe) deals the first split
+    hand its second card and plays it to the end, then deals the second hand its second card and
+    plays it; ``both-first`` (classic, seed 004) deals each split hand its second card at once
+    (hand 1, then hand 2), then the player plays hand 1, then hand 2. Split aces get one card each
+    and stand either way."""
+
     variant: Literal["deluxe", "classic"]
     seats: int = Field(default=7, ge=1, le=7)
     max_seats_per_player: int = Field(ge=1, le=7)
@@ -84,6 +91,9 @@ class BlackjackRules(_Model):
     dealer_bj_takes: Literal["all", "original"] = "all"
     """No-hole-card table, dealer BJ: a hand loses its doubles and splits too (``all``) or only the
     original seat bet (``original``)."""
+    split_deal: Literal["each-in-turn", "both-first"]
+    """The order of the split hands' second cards: ``each-in-turn`` (Deluxe) or ``both-first``
+    (classic); see the class docstring."""
     double_after_split: bool = True
     surrender: bool = True
     dealer_hits_soft_17: bool = False
@@ -213,6 +223,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         "max_seats_per_player": 2,
         "hole_card": True,
         "short_balance": "hit-or-stand",
+        "split_deal": "each-in-turn",
         "seated_may_bet_behind": True,
         "mirror_seat_bets": True,
         "idle_seat_rounds": 1,
@@ -222,6 +233,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
         "max_seats_per_player": 1,
         "hole_card": False,
         "short_balance": "illegal",
+        "split_deal": "both-first",
         "seated_may_bet_behind": False,
         "mirror_seat_bets": False,
     },

@@ -13,7 +13,10 @@ Flow of a round
 2. Up card an ace: the insurance window (seat and bet-behind bets; ``close_window`` ends it).
    Hole-card table: then the peek; dealer BJ, or every dealt seat BJ, ends the round at once.
 3. Seats act from the lowest, each hand in turn. A double or split opens a follow window for the
-   bet-behind bets of that hand *before* the card(s) that follow it.
+   bet-behind bets of that hand *before* the card(s) that follow it. After a split the second
+   cards follow ``split_deal``: ``each-in-turn`` (Deluxe) deals hand 1 its card and plays it to
+   the end before hand 2 gets its card; ``both-first`` (classic) deals hand 1, then hand 2 its
+   card, then hand 1 is played, then hand 2. Split aces: one card each, then both stand.
 4. The dealer reveals (hole card) or draws (classic) the second card and plays: hits 16 or less,
    stands on 17 or more (soft 17 per ``dealer_hits_soft_17``). When no hand is left that the
    dealer's total can decide, the hole-card dealer only reveals, and the classic dealer draws the
@@ -596,6 +599,7 @@ class BlackjackRound:
         """The balances the round started with (for :meth:`Transcript.of`)."""
         self._balance: dict[str, int] = dict(balances) if balances else {}
         self._convert_short = rules.short_balance == "hit-or-stand"
+        self._both_first = rules.split_deal == "both-first"
         self._log: list[str | Action] = []
 
         seat_at: dict[int, _Seat] = {}
@@ -859,6 +863,12 @@ class BlackjackRound:
                 self._target = hand
                 self._expected = hand.card_for
                 return True
+            if seat.split and self._both_first:
+                other = seat.hands[1]
+                if len(other.cards) < 2:  # both-first: hand 2's second card before hand 1 plays
+                    self._target = other
+                    self._expected = other.card_for
+                    return True
             if total >= 21 or hand.stood or hand.doubled or hand.surrendered or hand.split_aces or hand.auto:
                 if self._hand_i + 1 < len(seat.hands):
                     self._hand_i += 1

@@ -44,6 +44,12 @@ heads-up against the dealer from a fresh 8-deck shoe, by combinatorial analysis 
    it too). Its effect is not measured here; it is of second order in card removal (the other
    hand's unseen cards shift the probabilities only through the dependence of its drawing on
    what it drew), and expected to be far below 0.001 points.
+   The order of the split hands' second cards (``split_deal``: each in turn, or both first) does
+   not enter: for a strategy that plays split hand 1 without looking at hand 2's second card
+   (this one does: each hand from its own cards and the up card), every order of dealing the
+   undealt cards is equally likely, so moving hand 2's second card ahead of hand 1's draws gives
+   every hand and the dealer the same cards with the same probability (the tests enumerate a
+   small shoe exactly). A player who does look at that card could do slightly better.
 
 Approximations, then: the split one, the extrapolation of the dealer's probabilities for
 removals beyond :data:`EXACT_REMOVAL` cards (``exact=True`` turns it off), and floating-point
@@ -243,7 +249,8 @@ def _params(rules: BlackjackRules) -> _Params:
 
 def rules_key(rules: BlackjackRules) -> Hashable:
     """The part of ``rules`` the main bet and its strategy depend on: equal keys, equal figures
-    (the "original bet only" no-hole-card table has the key of the peek table)."""
+    (the "original bet only" no-hole-card table has the key of the peek table; ``split_deal``
+    is not part of it, see the module's point 5)."""
     return _params(rules)
 
 
@@ -767,9 +774,11 @@ VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
     ("blackjack", "no double after split", {"double_after_split": False}),
     ("blackjack", "original bet only, no double after split",
      {"dealer_bj_takes": "original", "double_after_split": False}),
+    ("blackjack", "split hands' cards each in turn (Deluxe order)", {"split_deal": "each-in-turn"}),
 )
-"""The open rule variants of each table (``dealer_bj_takes``, ``double_after_split``); the first
-row of each game is its defaults, the rule set the published figure is for."""
+"""The open rule variants of each table (``dealer_bj_takes``, ``double_after_split``,
+``split_deal``); the first row of each game is its defaults, the rule set the published figure is
+for."""
 
 PERFECT_PAIRS = {"pair_paytable": {"same-rank": None, "mixed": "6:1", "coloured": "12:1", "perfect": "25:1"}}
 """The configurable Perfect Pairs paytable of ``blackjack.md``, as rule overrides."""
@@ -801,6 +810,9 @@ def format_report(rows: tuple[VariantRow, ...] | None = None, main: BlackjackRtp
             f"{row.game:<17} {row.label:<48} {100 * row.rtp.seat:>7.3f}% ({100 * row.rtp.seat_optimal:>7.3f}%)"
             f" {100 * row.published:>8.2f}% {row.difference:>+7.3f}"
         )
+    if any("split_deal" in row.overrides for row in rows):
+        lines.append("(the order of the split hands' cards does not change these figures: each split hand is "
+                     "played from its own cards)")
     same_rank = load_rules("deluxe-blackjack", {})
     perfect = load_rules("deluxe-blackjack", PERFECT_PAIRS)
     assert isinstance(same_rank, BlackjackRules) and isinstance(perfect, BlackjackRules)
