@@ -47,6 +47,7 @@ SECTIONS: list[Section] = [
             "bench_engines:replay"),
     Section("rtp", "The exact RTP report of one rule set", "bench_proofs:rtp"),
     Section("simulate", "The shoe simulator, one core", "bench_proofs:simulate"),
+    Section("roads", "The roads (scoreboards) of whole dealt shoes, one core", "bench_roads:roads"),
     Section("cards", "Dealing at table speed on the local stack: scan to applied, scan to the next wait",
             "bench_proofs:cards"),
     Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
