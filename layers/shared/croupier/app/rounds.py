@@ -78,7 +78,9 @@ def start_round(table_id: str) -> dict[str, Any]:
         now = store.now_ms()
         round_item = {
             **store.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
-            "rules": table.get("rules") or {}, "round_in_shoe": number, "shoe_id": shoe.shoe_id,
+            # the rules in full, not the table's overrides: the round replays as it was played, even
+            # once the game's defaults change
+            "rules": rules.model_dump(mode="json", by_alias=True), "round_in_shoe": number, "shoe_id": shoe.shoe_id,
             "last_round": shoe.is_last_round, "status": "betting", "paused": False, "events": [],
             "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
             "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
