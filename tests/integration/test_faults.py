@@ -32,6 +32,13 @@ def _view(h: Harness, round_id: str) -> dict[str, Any]:
     return view
 
 
+def _deal_out(h: Harness, round_id: str, devices: Any, shoe: Any) -> None:
+    """The rest of the round's cards, each while the round expects one (a card more would be one
+    the round cannot place)."""
+    while (view := _view(h, round_id))["status"] == "playing" and view["expected"]["kind"] == "card":
+        devices.scan(shoe.draw(devices))
+
+
 def test_cards_scanned_while_paused_wait_in_the_log_and_are_taken_after_the_resume(
         h: Harness, alerts: Alerts) -> None:
     table = h.table("pause")
@@ -49,8 +56,7 @@ def test_cards_scanned_while_paused_wait_in_the_log_and_are_taken_after_the_resu
     assert wrong_role.value.status == 403
     h.supervisor.post(f"/rounds/{round_id}/resume", {})
     assert _view(h, round_id)["hands"]["banker"]["cards"] == ["3H"]  # taken at the resume, nothing rescanned
-    while _view(h, round_id)["status"] == "playing":
-        devices.scan(shoe.draw(devices))
+    _deal_out(h, round_id, devices, shoe)
     final = wait_until(lambda: (v := _view(h, round_id))["status"] == "settled" and v, timeout=30)
     assert final["result"]["player"]["cards"][:2] == ["2S", "4D"]
     assert final["result"]["banker"]["cards"][:2] == ["3H", "3C"]
@@ -147,8 +153,7 @@ def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_event
     for table in (slow, quick):  # nothing else is sent to the queue: each card came through
         wait_until(lambda t=table: _view(h, rounds[t])["hands"]["player"]["cards"] != [], timeout=10)
     for table, devices, shoe in ((slow, slow_devices, slow_shoe), (quick, quick_devices, quick_shoe)):
-        while _view(h, rounds[table])["status"] == "playing":
-            devices.scan(shoe.draw(devices))
+        _deal_out(h, rounds[table], devices, shoe)
         wait_until(lambda t=table: _view(h, rounds[t])["status"] == "settled", timeout=30)
     h.audit_ok()
 
@@ -210,8 +215,7 @@ def test_a_card_kept_for_the_round_is_taken_when_the_round_next_expects_a_card(h
     assert view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "4D", "6C"]
     assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == drawn + 1
     h.players["dev"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "stand"}, idempotent=True)
-    while _view(h, round_id)["status"] == "playing":
-        devices.scan(shoe.draw(devices))
+    _deal_out(h, round_id, devices, shoe)
     assert wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
     h.audit_ok()
 
@@ -235,8 +239,7 @@ def test_a_card_long_before_the_countdown_ends_pauses_the_round_and_closes_betti
     assert alerts.of("round-paused", table)
     h.supervisor.post(f"/rounds/{round_id}/resume", {"card": "round"})  # it is the round's first card
     assert _view(h, round_id)["hands"]["player"]["cards"] == [first]
-    while _view(h, round_id)["status"] == "playing":
-        devices.scan(shoe.draw(devices))
+    _deal_out(h, round_id, devices, shoe)
     assert wait_until(lambda: _view(h, round_id)["status"] == "settled", timeout=30)
     h.audit_ok()
 

@@ -77,7 +77,7 @@ def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
         if table.get("round_id"):
             wake_again(store.load_round(table["round_id"]))
         return {"recorded": "duplicate", **outcome}
-    return {"recorded": n, **drain(table_id)}
+    return {"recorded": n, **drain(table_id, table)}
 
 
 def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
@@ -112,6 +112,7 @@ class _Pass:
     taken: int = 0
     then_close: bool = False
     paused: str | None = None
+    exhausted: bool = False
     engine: Any = None
 
     def round_engine(self) -> Any:
@@ -147,12 +148,15 @@ class _Pass:
                 self.then_close = True
 
 
-def drain(table_id: str) -> dict[str, Any]:
+def drain(table_id: str, table: dict[str, Any] | None = None) -> dict[str, Any]:
     """Take the table's device log as far as the table can take it now. Safe to call any time, from
-    anywhere, as often as wanted. Returns what it did (counts and a pause, no card codes)."""
+    anywhere, as often as wanted. ``table``: the table item as just read, if the caller has it (a
+    stale one only costs a retry: every pass writes the table on its version). Returns what it
+    did (counts and a pause, no card codes)."""
     taken, paused = 0, None
+    known = [table]
     for _ in range(50):
-        step = retry(lambda: _one_pass(table_id))
+        step = retry(lambda: _one_pass(table_id, known.pop() if known else None))
         if step is None:
             break
         taken += step.taken
@@ -162,7 +166,7 @@ def drain(table_id: str) -> dict[str, Any]:
         if step.then_close and step.rnd is not None:
             close_betting(step.rnd["round_id"])
             continue
-        if step.taken == 0 or (step.rnd is not None and step.rnd.get("paused")):
+        if step.taken == 0 or step.exhausted or (step.rnd is not None and step.rnd.get("paused")):
             break
     out: dict[str, Any] = {"taken": taken}
     if paused:
@@ -181,10 +185,10 @@ def _tell(table_id: str, step: _Pass) -> None:
             alerts.device_event_refused(table_id, entry, why)
 
 
-def _one_pass(table_id: str) -> _Pass | None:
+def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | None:
     """Read the table, its round and the log after the cursor; decide each entry in order; write
     it all in one transaction, then wake the round's workflow. None when nothing waits in the log."""
-    table = store.load_table(table_id)
+    table = table if table is not None else store.load_table(table_id)
     cursor = int(table.get("log_taken", 0))
     pending = store.log_after(table_id, cursor)
     if not pending:
@@ -196,6 +200,8 @@ def _one_pass(table_id: str) -> _Pass | None:
     for entry in pending:
         if not _decide(step, entry) or step.paused or step.then_close:
             break
+    # every entry read was used and the log held no more: no need to look again
+    step.exhausted = len(pending) < store.LOG_BATCH and step.cursor == int(pending[-1]["n"])
     if not (step.updates or step.round_changed):
         return step if step.then_close else None
     token = None
