@@ -9,15 +9,24 @@ import re
 from pathlib import Path
 
 import pytest
+from boto3.dynamodb.types import TypeDeserializer
 
+from croupier.app import store
 from croupier.app.events import parse_event
 from croupier.app.identity import from_event
+from croupier.app.live import events_of, validated
+from croupier.app.screens import Message
 from croupier.app.tasks import RoundTask, SettlementTask
 from croupier.local import template as tpl
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = sorted((ROOT / "events").glob("*.json"))
 TEMPLATE = tpl.load(ROOT / "template.yaml")
+
+
+WEBSOCKET_ROUTES = {(spec["Properties"]["RouteKey"], {"$connect": "CONNECT", "$disconnect": "DISCONNECT"}.get(
+    spec["Properties"]["RouteKey"], "MESSAGE")) for spec in TEMPLATE["Resources"].values()
+    if spec["Type"] == "AWS::ApiGatewayV2::Route"}
 
 
 def _routes() -> dict[tuple[str, str], str]:
@@ -46,6 +55,24 @@ def test_sample_event_is_well_formed(path: Path) -> None:
         pattern = "^" + re.sub(r"\{[a-z_]+\}", "[^/]+", event["resource"]) + "$"
         assert re.match(pattern, event["path"])
         assert from_event(event).subject
+    elif kind == "connections":
+        context = event["requestContext"]
+        assert (context["routeKey"], context["eventType"]) in WEBSOCKET_ROUTES
+        if context["eventType"] == "CONNECT":
+            assert event["queryStringParameters"]["token"]
+        if context["eventType"] == "MESSAGE":
+            assert Message.model_validate_json(event["body"]).action == context["routeKey"]
+    elif kind == "live":
+        for record in event["Records"]:
+            change = record["dynamodb"]
+            old = store.plain(TypeDeserializer().deserialize({"M": change["OldImage"]}))
+            new = store.plain(TypeDeserializer().deserialize({"M": change["NewImage"]}))
+            assert events_of(old, new, 0), "a sample stream record that makes no event"
+    elif kind == "push":
+        for record in event["Records"]:
+            delivery = json.loads(record["body"])
+            assert record["attributes"]["MessageGroupId"] == f"{delivery['watched']}:{delivery['slot']}"
+            assert [validated(e) for e in delivery["events"]] == delivery["events"]
     elif "Records" in event:
         for record in event["Records"]:
             body = json.loads(record["body"])

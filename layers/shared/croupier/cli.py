@@ -79,7 +79,19 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--wallet-table", default=None, help="name of the wallet table (instead of --stack)")
     au.add_argument("--region", default=None, help="AWS region (default: the environment's)")
     au.set_defaults(func=_lazy("croupier.app.auditcli", "run"))
+
+    es = sub.add_parser("events-schema", help="print the JSON Schema of the domain events (what the bus and the "
+                                              "screens receive)")
+    es.set_defaults(func=cmd_events_schema)
     return parser
+
+
+def cmd_events_schema(args: argparse.Namespace) -> int:
+    from .domain_events import json_schema
+
+    json.dump(json_schema(), sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
 
 
 def _lazy(module: str, name: str) -> Callable[[argparse.Namespace], int]:

@@ -1,9 +1,11 @@
 """What the application tells the people around the table: events on the table bus and metrics.
 
-A paused round, or a card that no round could take, must reach a supervisor at once, never only a
-field to poll: each is published as an event on the table bus (source ``croupier``; a supervisor's
-console, or an operator's own system, subscribes with a rule) and counted as a CloudWatch metric
-(Powertools Metrics, namespace ``Croupier``) with an alarm in ``template.yaml``.
+Every change of a round or table reaches the bus as a domain event (:mod:`croupier.app.live`,
+from the game table's stream: :func:`publish_all`), a paused round among them. A card that no
+round could take and a device event the table refused are also published as alerts of their own
+(``card-not-taken``, ``device-event-refused``) by the code that decides them. Each is counted as
+a CloudWatch metric (Powertools Metrics, namespace ``Croupier``) with an alarm in
+``template.yaml``, so an operator is told even if nobody watches the bus.
 
 Publishing comes after the change is stored and never undoes it: a bus that cannot be reached is
 logged and counted (``AlertsNotPublished``), and the metric still reaches the alarm.
@@ -46,29 +48,38 @@ def count(metric: str, value: int = 1) -> None:
 
 def publish(detail_type: str, detail: dict[str, Any]) -> bool:
     """Put one event of the application on the table bus. Never raises: False if it failed."""
-    bus = settings().event_bus
     body = {"schema_version": SCHEMA_VERSION, "at": int(time.time() * 1000), **detail}
-    if not bus:
-        return False
+    return _put([(detail_type, body)]) == 1
+
+
+def publish_all(events: list[dict[str, Any]]) -> int:
+    """Put domain events on the table bus (detail-type: the event's type), ten to a call."""
+    done = 0
+    for start in range(0, len(events), 10):
+        done += _put([(e["type"], e) for e in events[start:start + 10]])
+    return done
+
+
+def _put(entries: list[tuple[str, dict[str, Any]]]) -> int:
+    bus = settings().event_bus
+    if not bus or not entries:
+        return 0
     try:
-        response = _events().put_events(Entries=[{"Source": SOURCE, "DetailType": detail_type, "EventBusName": bus,
-                                                  "Detail": json.dumps(body)}])
-        failed = bool(response.get("FailedEntryCount"))
+        response = _events().put_events(Entries=[{"Source": SOURCE, "DetailType": kind, "EventBusName": bus,
+                                                  "Detail": json.dumps(body, default=str)} for kind, body in entries])
+        failed = int(response.get("FailedEntryCount") or 0)
     except (BotoCoreError, ClientError) as exc:
-        logger.error("alert not published", extra={"detail_type": detail_type, "error": str(exc)})
-        failed = True
+        logger.error("events not published", extra={"types": [k for k, _ in entries], "error": str(exc)})
+        failed = len(entries)
     if failed:
-        count("AlertsNotPublished")
-    return not failed
+        count("AlertsNotPublished", failed)
+    return len(entries) - failed
 
 
 def round_paused(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None) -> None:
-    """A round was paused: every supervisor console hears of it now."""
+    """A round was paused: counted for the alarm (its event comes from the stored change, with
+    every other change of the round: see :mod:`croupier.app.live`)."""
     count("RoundsPaused")
-    detail = {"table_id": rnd["table_id"], "round_id": rnd["round_id"], "game": rnd["game"], "reason": reason}
-    if blocked:
-        detail["blocked_by"] = blocked
-    publish("round-paused", detail)
 
 
 def card_not_taken(table_id: str, entry: dict[str, Any], why: str, round_id: str | None = None) -> None:

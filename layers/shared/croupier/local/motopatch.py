@@ -12,22 +12,46 @@
    every table's events in one FIFO group.
 4. EventBridge delivers a target the whole event; moto's default input template leaves out its
    ``account``, which the event's model (Powertools' ``EventBridgeModel``) requires.
+5. A DynamoDB stream delivers its records to its Lambda function asynchronously, in order, in
+   batches, once the write is stored: moto calls the function inside the write itself (with the
+   serialized DynamoDB held, so the function's own requests would wait for ever), and keeps the
+   records of a transaction that failed. Here each stream has a delivery thread; a failed
+   transaction's records are dropped; a batch whose function reports failed records is delivered
+   again from the first of them; records outside the function's key prefixes (its filter
+   criteria) are not delivered.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import threading
+import time
 from collections import Counter, defaultdict
 from typing import Any
 
 _state = threading.local()
 _applied: dict[str, bool] = {}
+_LOCK = threading.RLock()
+"""Serializes moto's DynamoDB (see 1); the stream deliveries take their records under it."""
+stream_filters: dict[str, tuple[str, ...] | None] = {}
+"""Function ARN -> the key prefixes (``pk``) of the stream records it receives (its filter criteria)."""
+_deliveries: dict[int, _Delivery] = {}
+_pending: set[int] = set()
+_stopped = threading.Event()
+
+
+def stop_deliveries() -> None:
+    """The stack is stopping: the streams deliver nothing more (their functions' endpoints go)."""
+    _stopped.set()
+    for delivery in list(_deliveries.values()):
+        delivery.wake.set()
 counters: Counter[str] = Counter()
 """DynamoDB requests served, by operation, and the items they read or wrote (for the benchmark)."""
 
 
 def apply() -> None:
+    _stopped.clear()
     if _applied.get("done"):
         return
     from moto.dynamodb.models import DynamoDBBackend
@@ -35,12 +59,16 @@ def apply() -> None:
     from moto.dynamodb.models.table import Table
     from moto.dynamodb.responses import DynamoHandler
 
-    lock = threading.RLock()
     call_action = DynamoHandler.call_action
 
     def serialized(self: Any) -> Any:
-        with lock:
-            result = call_action(self)
+        with _LOCK:
+            try:
+                result = call_action(self)
+            finally:
+                for key in list(_pending):  # the stream records of the stored writes go now
+                    _deliveries[key].wake.set()
+                _pending.clear()
             _count(self)
             return result
 
@@ -59,8 +87,15 @@ def apply() -> None:
                 touched[table.name][DynamoType(source[table.hash_key_attr])].add(
                     DynamoType(sort) if sort is not None else None)
         _state.touched, _state.copies = touched, {}
+        shards = {name: self.tables[name].stream_shard for name in touched
+                  if name in self.tables and getattr(self.tables[name], "stream_shard", None) is not None}
+        recorded = {name: len(shard.items) for name, shard in shards.items()}
         try:
             return transact(self, transact_items)
+        except Exception:
+            for name, shard in shards.items():  # a failed transaction wrote nothing: no stream records
+                del shard.items[recorded[name]:]
+            raise
         finally:
             _state.touched = _state.copies = None
 
@@ -104,11 +139,79 @@ def apply() -> None:
     def send_to_group(self: Any, resource_id: str, event: dict[str, Any], group_id: str | None = None) -> None:
         return send_to_queue(self, resource_id, event, event_path(event, group_id))
 
+    from moto.dynamodb.models.table import StreamShard
+
+    add_record = StreamShard.add
+
+    def add_later(self: Any, old: Any, new: Any) -> None:
+        mappings = self.table.lambda_event_source_mappings
+        self.table.lambda_event_source_mappings = {}  # recorded now, delivered after the write
+        try:
+            add_record(self, old, new)
+        finally:
+            self.table.lambda_event_source_mappings = mappings
+        if mappings:
+            key = id(self)
+            if key not in _deliveries:
+                _deliveries[key] = _Delivery(self)
+            _pending.add(key)
+
+    StreamShard.add = add_later  # type: ignore[method-assign]
     Rule._send_to_sqs_queue = send_to_group  # type: ignore[method-assign]
     DynamoHandler.call_action = serialized  # type: ignore[method-assign]
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
     _applied["done"] = True
+
+
+class _Delivery:
+    """The delivery thread of one table's stream: batches of records, in order, to each function
+    mapped to the stream, as Lambda's stream poller does."""
+
+    def __init__(self, shard: Any) -> None:
+        self.shard, self.wake = shard, threading.Event()
+        threading.Thread(target=self._run, name=f"stream-{shard.table.name}", daemon=True).start()
+
+    def _run(self) -> None:
+        from moto.awslambda.utils import get_backend
+
+        while True:
+            self.wake.wait()
+            self.wake.clear()
+            if _stopped.is_set():
+                continue
+            with _LOCK:
+                records = list(self.shard.items)
+                self.shard.items.clear()
+            if not records:
+                continue
+            for arn, esm in list(self.shard.table.lambda_event_source_mappings.items()):
+                prefixes = stream_filters.get(arn)
+                wanted = [r for r in records if prefixes is None or any(
+                    str(r.record["dynamodb"]["Keys"].get("pk", {}).get("S", "")).startswith(p) for p in prefixes)]
+                backend = get_backend(self.shard.account_id, arn.split(":")[3])
+                for _ in range(5):  # a batch with failed records goes again from the first of them
+                    if not wanted or _stopped.is_set():
+                        break
+                    answer = backend.send_dynamodb_items(arn, wanted, esm.event_source_arn)
+                    failed = _first_failure(answer)
+                    if failed is None:
+                        break
+                    wanted = [r for r in wanted if int(r.record["dynamodb"]["SequenceNumber"]) >= failed]
+                    time.sleep(0.2)
+
+
+def _first_failure(answer: Any) -> int | None:
+    """The first record a stream batch's function reported failed (0: the function failed)."""
+    try:
+        body = json.loads(answer) if isinstance(answer, str | bytes) else answer
+        if isinstance(body, dict) and body.get("errorType"):
+            return 0
+        failures = (body or {}).get("batchItemFailures") or []
+    except (ValueError, AttributeError):
+        return None
+    numbers = [int(f["itemIdentifier"]) for f in failures if str(f.get("itemIdentifier", "")).isdigit()]
+    return min(numbers) if numbers else None
 
 
 def event_path(event: dict[str, Any], value: str | None) -> str | None:

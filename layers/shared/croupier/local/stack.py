@@ -44,6 +44,17 @@ ACCOUNT = "123456789012"
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
+def _key_prefixes(props: dict[str, Any]) -> tuple[str, ...] | None:
+    """The ``pk`` prefixes of a DynamoDB event's filter criteria (None: every record)."""
+    prefixes: list[str] = []
+    for entry in (props.get("FilterCriteria") or {}).get("Filters", []):
+        pattern = json.loads(entry["Pattern"])
+        for rule in pattern.get("dynamodb", {}).get("Keys", {}).get("pk", {}).get("S", []):
+            if isinstance(rule, dict) and "prefix" in rule:
+                prefixes.append(str(rule["prefix"]))
+    return tuple(prefixes) or None
+
+
 def project_root() -> Path:
     """The folder holding ``template.yaml``: the working directory, or above this package."""
     for candidate in (Path.cwd(), *Path(__file__).resolve().parents):
@@ -94,7 +105,7 @@ class LocalStack:
     """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
-                 jwt_secret: str = "croupier-local-signing-key") -> None:
+                 ws_port: int = 0, manage_port: int = 0, jwt_secret: str = "croupier-local-signing-key") -> None:
         self.root = root
         self.stage = stage
         self.api_port = api_port or free_port()
@@ -109,6 +120,9 @@ class LocalStack:
         self._lock = threading.Lock()
         self._workers: dict[str, ThreadPoolExecutor] = {}
         self._resolving = threading.Lock()
+        from .screens import LocalScreens
+
+        self.screens = LocalScreens(ws_port, manage_port)
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -144,6 +158,7 @@ class LocalStack:
         self._configure_moto()
         self._create_resources()
         self._start_api()
+        self._servers.append(self.screens.start())
         return self
 
     def stop(self) -> None:
@@ -151,6 +166,7 @@ class LocalStack:
 
         # executions still waiting (rounds left open) fail their tasks as the servers go: not news
         logging.getLogger("moto.stepfunctions").setLevel(logging.ERROR)
+        motopatch.stop_deliveries()
         for server in reversed(self._servers):
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
@@ -244,12 +260,20 @@ class LocalStack:
             by_type.setdefault(spec["Type"], []).append(logical)
         res.refs.update({name: f"local-{name}" for name in by_type.get("AWS::Serverless::LayerVersion", [])})
         res.refs.update({name: "local" for name in by_type.get("AWS::Serverless::Api", [])})
+        res.refs.update({name: f"local-{name}" for kind in ("AWS::ApiGatewayV2::Api", "AWS::ApiGatewayV2::Integration",
+                                                             "AWS::Cognito::UserPool",
+                                                             "AWS::Cognito::UserPoolClient", "AWS::SNS::Topic")
+                         for name in by_type.get(kind, [])})
         for logical in by_type.get("AWS::DynamoDB::Table", []):
             props = res.resolve(resources[logical]["Properties"])
             args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
             if props.get("GlobalSecondaryIndexes"):
                 args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
-            ddb.create_table(**args)
+            if props.get("StreamSpecification"):
+                args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+            created = ddb.create_table(**args)["TableDescription"]
+            if created.get("LatestStreamArn"):
+                res.attrs[(logical, "StreamArn")] = created["LatestStreamArn"]
             if props.get("TimeToLiveSpecification"):
                 ddb.update_time_to_live(TableName=props["TableName"],
                                         TimeToLiveSpecification=props["TimeToLiveSpecification"])
@@ -287,6 +311,8 @@ class LocalStack:
             res.attrs[(logical, "Arn")] = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
         env: dict[str, str] = {}
         env.update({k: str(v) for k, v in res.resolve(glob.get("Environment", {}).get("Variables", {})).items()})
+        if "WEBSOCKET_ENDPOINT" in env:  # the local screens' management endpoint (croupier.local.screens)
+            env["WEBSOCKET_ENDPOINT"] = self.screens.management_url
         zipped = io.BytesIO()
         with zipfile.ZipFile(zipped, "w") as archive:
             archive.writestr("app.py", "def lambda_handler(event, context):\n    return event\n")
@@ -310,6 +336,12 @@ class LocalStack:
                     lam.create_event_source_mapping(EventSourceArn=event["Properties"]["Queue"],
                                                     FunctionName=props["FunctionName"],
                                                     BatchSize=int(event["Properties"].get("BatchSize", 10)))
+                elif event["Type"] == "DynamoDB":
+                    mapping = lam.create_event_source_mapping(
+                        EventSourceArn=event["Properties"]["Stream"], FunctionName=props["FunctionName"],
+                        StartingPosition=event["Properties"].get("StartingPosition", "LATEST"),
+                        BatchSize=int(event["Properties"].get("BatchSize", 100)))
+                    motopatch.stream_filters[mapping["FunctionArn"]] = _key_prefixes(event["Properties"])
                 elif event["Type"] == "Api":
                     self._add_route(event["Properties"], props["FunctionName"])
         for logical in by_type.get("AWS::Serverless::StateMachine", []):
@@ -321,6 +353,8 @@ class LocalStack:
                                            type=props.get("Type", "STANDARD"))["stateMachineArn"]
             self.outputs["state_machine"] = arn
         self.outputs.update(game_table=os.environ.get("GAME_TABLE"), wallet_table=os.environ.get("WALLET_TABLE"))
+
+        self.screens.configure(template, res, self)
 
     # --- the HTTP API ------------------------------------------------------------------------
     def _add_route(self, props: dict[str, Any], function: str) -> None:

@@ -1,0 +1,46 @@
+"""Live: the game table's stream, turned into domain events, published and pushed.
+
+Each record's images (before and after a write) become events (croupier.app.live); each table's
+events are put on the bus (source ``croupier``, detail-type the event's type) and handed to the
+push queue, one message per slot of the table's watchers (croupier.app.push). A failure is
+reported per record, so that the stream retries from it, in order.
+"""
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from croupier.app import alerts, push, store
+from croupier.app.live import events_of
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+def handle(record: DynamoDBRecord) -> dict[str, Any]:
+    change = record.dynamodb
+    if change is None:
+        return {"events": 0}
+    at = int((change.approximate_creation_date_time or 0) * 1000) or store.now_ms()
+    old = store.plain(change.old_image) if change.old_image else None
+    new = store.plain(change.new_image) if change.new_image else None
+    events = events_of(old, new, at)
+    if not events:
+        return {"events": 0}
+    table_id = events[0]["table_id"]
+    alerts.publish_all(events)
+    sent = push.fan_out(table_id, events)
+    logger.debug("events", extra={"table_id": table_id, "types": [e["type"] for e in events], "slots": sent})
+    return {"events": len(events), "slots": sent}
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)

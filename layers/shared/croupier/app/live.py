@@ -1,0 +1,222 @@
+"""Domain events: every change of a table or a round, as the screens around the table see it.
+
+The events are derived from what was stored, not announced by the code that stores it: the game
+table's DynamoDB stream gives each item's image before and after every write, in order per item,
+and :func:`events_of` turns the two images into events. So every committed change has its events
+(a write that lost its race has none), and no writer can forget to publish.
+
+Their schema is :mod:`croupier.domain_events`. A hidden card is never in an event until it is
+revealed: the Deluxe hole card until the dealer plays, Pok Deng's cards until betting has closed
+(``"??"`` before, then ``cards-revealed``).
+
+Events of one item come in order (a round's events carry ``seq``, the round's event count, so a
+client that missed some can resync with ``GET /rounds/{id}``); events of different items (a bet,
+the table, the round) may interleave.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..domain_events import validated
+from ..games import engine_class, new_round
+from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
+from .engine import apply_event, bet_from_item, expectation_key
+from .lobby import shoe_roads
+from .rounds import timers
+
+REVEALED = ("settling", "settled", "voiding", "voided")
+
+
+# --- from the stored images to events --------------------------------------------------------
+
+
+def events_of(old: dict[str, Any] | None, new: dict[str, Any] | None, at: int) -> list[dict[str, Any]]:
+    """The events of one item's change (``old`` and ``new`` images, ``None`` for none)."""
+    item = new or old or {}
+    pk, sk = str(item.get("pk", "")), str(item.get("sk", ""))
+    if pk.startswith("ROUND#") and sk == "META":
+        out = _round_events(old, new, at) if new is not None else []
+    elif pk.startswith("TABLE#") and sk == "META":
+        out = _table_events(old, new, at) if new is not None else []
+    elif sk.startswith("BET#") and "#SHARD#" in pk:
+        out = _bet_events(old, new, at) if new is not None else []
+    elif pk.startswith("LOG#") and sk.startswith("E#"):
+        out = _log_events(old, new, at) if new is not None else []
+    else:
+        out = []
+    return [validated(e) for e in out]
+
+
+def _hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
+    """Are the round's face-down cards still hidden? Pok Deng's until betting has closed; the
+    Deluxe hole card until the dealer's view shows it; none once the round is being settled."""
+    if rnd["status"] in REVEALED:
+        return False
+    if engine_class(rnd["game"]).deals_during_betting:
+        return rnd["status"] in ("betting", "closing")
+    return '"??"' in json.dumps(engine.view())
+
+
+def _fresh(rnd: dict[str, Any]) -> RoundEngine:
+    return new_round(rnd["game"], [bet_from_item(b) for b in rnd.get("engine_bets", [])],
+                     overrides=rnd.get("rules") or {}, round_in_shoe=int(rnd.get("round_in_shoe", 1)),
+                     balances=rnd.get("balances") or None, validate=False)
+
+
+def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    base = {"table_id": new["table_id"], "round_id": new["round_id"], "at": at}
+    if old is None:
+        return [{"type": "round-opened", **base, "seq": 0, "game": new["game"],
+                 "round_in_shoe": int(new["round_in_shoe"]), "closes_at": int(new["closes_at"]),
+                 "last_round": bool(new.get("last_round"))}]
+    out: list[dict[str, Any]] = []
+    old_events, new_events = old.get("events") or [], new.get("events") or []
+    seq = len(new_events)
+    if old["status"] == "betting" and new["status"] != "betting":
+        out.append({"type": "betting-closed", **base, "seq": len(old_events)})
+    hidden_before = _hidden(old, _replayed(old)[0])
+    engine, face_down = _replayed(new, on_new=lambda event, expected, n: out.extend(
+        _engine_event(event, expected, {**base, "seq": n})) if n > len(old_events) else None)
+    hidden_now = _hidden(new, engine)
+    dealt_now = set()
+    for entry in out:
+        if entry["type"] == "card-dealt" and not entry["face_up"]:
+            dealt_now.add(entry["n"])
+            if hidden_now:
+                entry["card"] = "??"
+    if hidden_before and not hidden_now:
+        shown = [card for card in face_down if card["n"] not in dealt_now]
+        if shown:
+            out.append({"type": "cards-revealed", **base, "seq": seq, "cards": shown})
+    if not old.get("last_round") and new.get("last_round"):
+        out.append({"type": "last-round", **base, "seq": seq})
+    if not old.get("paused") and new.get("paused"):
+        out.append({"type": "round-paused", **base, "seq": seq, "reason": str(new.get("pause_reason")),
+                    "blocked_by": new.get("blocked")})
+    elif old.get("paused") and not new.get("paused") and new["status"] == "playing":
+        out.append({"type": "round-resumed", **base, "seq": seq})
+    if new["status"] == "playing" and not new.get("paused"):
+        waiting = _waiting(new, engine)
+        timed = waiting is not None and waiting.get("deadline") is not None
+        if waiting is not None and (seq != len(old_events) or old.get("paused") or old["status"] != "playing"
+                                    or (timed and new.get("expect_key") != old.get("expect_key"))):
+            out.append({"type": "waiting-for", **base, "seq": seq, **waiting})  # a timer's start gives its deadline
+    if old["status"] != new["status"]:
+        if new["status"] == "settling" and new.get("settlement"):
+            out.append({"type": "round-result", **base, "seq": seq, "result": new["settlement"].get("hands") or {}})
+        elif new["status"] == "settled":
+            out.append({"type": "round-settled", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
+            drawn = shoe_roads(new["game"], new["table_id"], new.get("shoe_id"))
+            if drawn is not None:
+                out.append({"type": "roads-updated", **base, "seq": seq, "shoe_id": new["shoe_id"], "roads": drawn})
+        if new["status"] in ("voiding", "voided") and old["status"] not in ("voiding", "voided"):
+            out.append({"type": "round-voided", **base, "seq": seq, "reason": str(new.get("void_reason") or "voided")})
+        if new["status"] == "voided":
+            out.append({"type": "round-refunded", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
+    return out
+
+
+def _replayed(rnd: dict[str, Any], on_new: Any = None) -> tuple[RoundEngine, list[dict[str, Any]]]:
+    """The round's engine after its events, and its face-down cards (n, hand, card). ``on_new``
+    is called with each event, what the engine expected before it, and its count (1, 2 ...)."""
+    engine = _fresh(rnd)
+    face_down: list[dict[str, Any]] = []
+    for count, event in enumerate(rnd.get("events") or [], start=1):
+        expected = engine.expected
+        if "card" in event and isinstance(expected, CardFor) and not expected.face_up:
+            face_down.append({"n": int(event["n"]), "hand": expected.hand, "card": event["card"]})
+        if on_new is not None:
+            on_new(event, expected, count)
+        apply_event(engine, event)
+    return engine, face_down
+
+
+def _engine_event(event: dict[str, Any], expected: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
+    if "card" in event:
+        hand = expected.hand if isinstance(expected, CardFor) else "?"
+        face_up = bool(expected.face_up) if isinstance(expected, CardFor) else True
+        return [{"type": "card-dealt", **base, "n": int(event.get("n", 0)), "hand": hand, "card": event["card"],
+                 "face_up": face_up}]
+    if "action" in event:
+        action = event["action"]
+        out = {"type": "decision-made", **base, "seat": int(action["seat"]), "action": str(action["action"]),
+               "behind": action.get("player") is not None}
+        if action.get("hand") is not None:
+            out["hand"] = int(action["hand"])
+        if action.get("player") is not None:
+            out.update(player=str(action["player"]), staff_fields=["player"])
+        return [out]
+    if "close" in event:
+        return [{"type": "window-closed", **base}]
+    if "preselect" in event:  # the dealer's console shows it; the table sees it when it is applied
+        return [{"type": "preselected", **base, "seat": int(event["preselect"]["seat"]),
+                 "action": event["preselect"].get("action")}]
+    return []
+
+
+def _waiting(rnd: dict[str, Any], engine: RoundEngine) -> dict[str, Any] | None:
+    expected = engine.expected
+    deadline = None
+    if rnd.get("expect_key") == expectation_key(expected) and rnd.get("expect_since"):
+        round_timers = timers(rnd)
+        seconds = (round_timers.decision if isinstance(expected, DecisionFor) else round_timers.insurance
+                   if isinstance(expected, InsuranceWindow) else round_timers.follow
+                   if isinstance(expected, FollowWindow) else None)
+        if seconds is not None:
+            deadline = int(rnd["expect_since"]) + seconds * 1000
+    if isinstance(expected, CardFor):
+        return {"kind": "card", "hand": expected.hand, "face_up": expected.face_up}
+    if isinstance(expected, DecisionFor):
+        return {"kind": "decision", "seat": expected.seat, "seat_hand": expected.hand, "legal": sorted(expected.legal),
+                "deadline": deadline}
+    if isinstance(expected, InsuranceWindow):
+        return {"kind": "insurance", "deadline": deadline}
+    if isinstance(expected, FollowWindow):
+        return {"kind": "follow", "seat": expected.seat, "seat_hand": expected.hand, "what": expected.what,
+                "deadline": deadline}
+    if isinstance(expected, Settle):
+        return {"kind": "settle"}
+    return None
+
+
+def _table_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    base = {"table_id": new["table_id"], "at": at}
+    out: list[dict[str, Any]] = []
+    before, after = (old or {}).get("shoe") or {}, new.get("shoe") or {}
+    new_shoe = bool(after) and after.get("shoe_id") != before.get("shoe_id")
+    if new_shoe:
+        out.append({"type": "shoe-shuffled", **base, "shoe_id": after["shoe_id"]})
+    if after and (new_shoe or after.get("phase") != before.get("phase")):
+        if after["phase"] == "ready" and (new_shoe or before.get("phase") in ("shuffled", "burning")):
+            out.append({"type": "shoe-ready", **base, "shoe_id": after["shoe_id"]})
+        elif after["phase"] == "closed":
+            out.append({"type": "shoe-closed", **base, "shoe_id": after["shoe_id"]})
+    seats = {seat: str(state.get("player")) for seat, state in (new.get("seats") or {}).items()}
+    if seats != {seat: str(state.get("player")) for seat, state in ((old or {}).get("seats") or {}).items()}:
+        out.append({"type": "seats-changed", **base, "seats": seats})
+    return out
+
+
+BET_FIELDS = ("bet_id", "type", "seat", "mode", "amount", "taken", "status", "result")
+"""What a player sees of their own bet."""
+
+
+def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    base = {"table_id": new["table_id"], "round_id": new["round_id"], "at": at, "player": new["player"]}
+    bet = {k: new[k] for k in BET_FIELDS if new.get(k) is not None}
+    if old is None or int(old.get("amount", 0)) != int(new.get("amount", 0)):
+        return [{"type": "bet-placed", **base, "bet": bet}]
+    if old.get("status") == "open" and new.get("status") in ("settled", "refunded"):
+        return [{"type": "bet-settled", **base, "bet": bet}]
+    return []
+
+
+def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    if old is not None and old.get("state") == new.get("state") and old.get("blocked") == new.get("blocked"):
+        return []
+    entry = {k: v for k, v in new.items() if k not in ("pk", "sk", "key")}
+    if entry.get("face_up") is False or (entry.get("state") == "pending" and "card" in entry):
+        entry["card"] = "??"  # face down, or not yet placed (it may be a hidden card): GET .../log shows it later
+    return [{"type": "device-event", "table_id": new["pk"][4:], "at": at, "entry": entry}]
