@@ -585,3 +585,19 @@ def test_differential_dealt_shoes_are_the_engines() -> None:
     for shoe in _reference():
         if shoe["kind"] == "dealt":
             assert _dealt_shoe(shoe["seed"]) == shoe["shoe"], shoe["seed"]
+
+
+def test_a_stored_result_reads_back_as_it_was() -> None:
+    """A shoe's results are stored as ``to_dict()`` and read back with ``from_dict`` (the lobby's roads)."""
+    from croupier import roads
+    from croupier.games import new_round
+    from croupier.rules import load_rules
+
+    bac = roads.BaccaratResult("banker", 3, 7, player_pair=True, natural=False)
+    assert roads.BaccaratResult.from_dict(bac.to_dict()) == bac
+    rules = load_rules("pok-deng", {"special_combinations": ["two-pictures"]})
+    engine = new_round("pok-deng", [], rules=rules)
+    for card in ["KS", "QS", "2H", "3H", "9C", "5D", "KH", "4S", "7H", "4D", "AC", "5S"]:
+        engine.deal(card)
+    result = roads.pokdeng_result(engine.settle().hands, rules)
+    assert roads.PokDengResult.from_dict(result.to_dict()) == result

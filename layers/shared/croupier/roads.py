@@ -136,6 +136,12 @@ class BaccaratResult:
         if self.winner != expected:
             raise ValueError(f"winner {self.winner!r} does not match the points {p} (player) and {b} (banker)")
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BaccaratResult:
+        """The result :meth:`to_dict` gave (a shoe's stored results)."""
+        return cls(data["winner"], int(data["player_points"]), int(data["banker_points"]), bool(data["player_pair"]),
+                   bool(data["banker_pair"]), bool(data["natural"]))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "winner": self.winner,
@@ -439,6 +445,15 @@ class PokDengResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {**{hand.hand: hand.to_dict() for hand in self.hands}, "banker": self.banker.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PokDengResult:
+        """The result :meth:`to_dict` gave (a shoe's stored results)."""
+        hands = tuple(PokDengHand(name, tuple(h["cards"]), int(h["points"]), h.get("pattern"), h.get("combination"),
+                                  h["result"], Fraction(str(h["rate"])), bool(h["double"]))
+                      for name, h in sorted((k, v) for k, v in data.items() if k.startswith("hand-")))
+        b = data["banker"]
+        return cls(hands, PokDengBanker(tuple(b["cards"]), int(b["points"]), b.get("pattern"), b.get("combination")))
 
 
 _DEFAULT_POKDENG = PokDengRules()

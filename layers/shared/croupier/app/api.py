@@ -30,7 +30,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
-from . import bets, dealing, decisions, queries, rounds, store, supervision, tables
+from . import bets, dealing, decisions, lobby, queries, rounds, store, supervision, tables
 from .config import settings
 from .errors import AppError
 from .identity import Identity, from_event
@@ -271,9 +271,24 @@ def withdraw(player_id: Annotated[str, Path(max_length=64)], body: Money, key: I
 query_router = Router()
 
 
-@query_router.get("/tables/<table_id>", summary="A table: game, rules, seats, shoe, current round")
+@query_router.get("/tables", summary="The lobby: every table, its round, limits, free seats and roads (paged)")
+def list_tables(limit: Annotated[int, Query(ge=1, le=100)] = 20,
+                cursor: Annotated[str | None, Query(max_length=512)] = None) -> dict[str, Any]:
+    return lobby.lobby(caller(query_router), limit, cursor)
+
+
+@query_router.get("/tables/<table_id>", summary="A table: game, rules, seats, shoe, current round, roads")
 def get_table(table_id: Annotated[str, Path(max_length=40)]) -> dict[str, Any]:
-    return queries.table_view(store.load_table(table_id), caller(query_router))
+    return lobby.table_summary(store.load_table(table_id), caller(query_router))
+
+
+@query_router.get("/tables/<table_id>/rounds", summary="A table's rounds, newest first, with their results (paged)")
+def table_rounds(table_id: Annotated[str, Path(max_length=40)],
+                 limit: Annotated[int, Query(ge=1, le=100)] = 20,
+                 cursor: Annotated[str | None, Query(max_length=512)] = None,
+                 shoe: Annotated[str | None, Query(max_length=40)] = None) -> dict[str, Any]:
+    caller(query_router)
+    return lobby.table_rounds(table_id, limit, cursor, shoe)
 
 
 @query_router.get("/tables/<table_id>/log", summary="The table's device log: every scan and console event, in order")

@@ -38,6 +38,7 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
     out = round_summary(item)
+    out["seq"] = len(item.get("events") or [])  # the round's event count: its pushed events continue from here
     finished = item["status"] in ("settling", "settled")  # the dealer has played: every card is face up
     if item["status"] not in ("betting", "closing"):
         engine = rebuild(item)
@@ -85,8 +86,13 @@ _CURSOR_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk"})
 
 
 def _decode(cursor: str | None, player: str) -> dict[str, Any] | None:
-    """The ``ExclusiveStartKey`` of a cursor :func:`_encode` gave out for this player's bet record:
-    anything else (other attributes, not strings, another partition) is refused, never sent to DynamoDB."""
+    return decode_cursor(cursor, _player_partition(player))
+
+
+def decode_cursor(cursor: str | None, partition: str) -> dict[str, Any] | None:
+    """The ``ExclusiveStartKey`` of a cursor this API gave out for a query of the ``by-player``
+    index on ``partition``: anything else (other attributes, not strings, another partition) is
+    refused, never sent to DynamoDB."""
     if not cursor:
         return None
     try:
@@ -95,9 +101,13 @@ def _decode(cursor: str | None, player: str) -> dict[str, Any] | None:
         raise AppError("cursor is not one this API gave out", reason="bad-cursor") from exc
     if (not isinstance(data, dict) or data.keys() != _CURSOR_KEYS
             or not all(isinstance(value, str) and value for value in data.values())
-            or data["gsi1pk"] != _player_partition(player)):
+            or data["gsi1pk"] != partition):
         raise AppError("cursor is not one this API gave out", reason="bad-cursor")
     return data
+
+
+def encode_cursor(key: dict[str, Any] | None) -> str | None:
+    return _encode(key)
 
 
 def _player_partition(player: str) -> str:

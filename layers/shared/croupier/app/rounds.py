@@ -85,8 +85,10 @@ def start_round(table_id: str) -> dict[str, Any]:
             "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
             "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
             "seats": seats, "expect_key": None, "expect_since": None, "history": [],
+            "gsi1pk": f"ROUNDS#{table_id}", "gsi1sk": f"{now:013d}#{round_id}",  # the table's history
         }
-        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status="betting", seats=seats)
+        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status="betting", seats=seats,
+                     closes_at=round_item["closes_at"])
         store.write_versioned([(table, int(table["version"])), (round_item, None)])
         return round_item
 

@@ -21,6 +21,7 @@ from . import store
 from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
+from .lobby import append_result
 from .rounds import BLACKJACK, retry
 
 
@@ -160,7 +161,9 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
                 table["shoe"] = shoe.to_dict()
             table["round_status"] = to_status
             table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
-        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])
+        result = append_result(current) if to_status == "settled" else None  # the shoe's roads
+        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))],
+                              [result] if result else [])
         return current
 
     retry(write)

@@ -24,7 +24,8 @@ def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str
     table_id = table_id or f"t-{uuid.uuid4().hex[:10]}"
     item = {**store.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
             "reader_id": reader_id, "name": name or table_id, "seats": {}, "shoe": None, "round_id": None,
-            "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms()}
+            "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms(),
+            "gsi1pk": "TABLES", "gsi1sk": table_id}  # the lobby lists the tables through the index
     try:
         store.put_new(store.game_table(), item)
     except store.Conflict as exc:

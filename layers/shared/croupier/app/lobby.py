@@ -1,0 +1,125 @@
+"""The lobby and the tables' history: every table at a glance, a table's past rounds, its roads.
+
+- ``GET /tables``: every table (paged): game, status, the countdown's end, limits, free seats, the
+  current shoe and its roads.
+- ``GET /tables/{id}/rounds``: a table's rounds, newest first (paged; ``shoe`` to keep to one
+  shoe), each with its result as players see it.
+- Roads: each settled Baccarat or Pok Deng round appends its result to its shoe's results
+  (``SHOE#{table}#{shoe}`` / ``RESULTS``, in the finish's transaction, once); the roads are the
+  pure :mod:`croupier.roads` of those results, computed when read.
+
+Tables are listed through the ``by-player`` index (``gsi1pk = TABLES``), a table's rounds through
+the same index (``gsi1pk = ROUNDS#{table}``, ``gsi1sk = {opened at}#{round}``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import roads
+from ..rules import PokDengRules
+from . import store
+from .config import settings
+from .identity import Identity
+from .queries import decode_cursor, encode_cursor, table_view
+from .rounds import BLACKJACK, table_rules
+
+TABLES = "TABLES"
+ROAD_GAMES = ("baccarat", "pok-deng")
+
+
+def rounds_partition(table_id: str) -> str:
+    return f"ROUNDS#{table_id}"
+
+
+def results_key(table_id: str, shoe_id: str) -> dict[str, str]:
+    return {"pk": f"SHOE#{table_id}#{shoe_id}", "sk": "RESULTS"}
+
+
+def result_of(rnd: dict[str, Any]) -> dict[str, Any] | None:
+    """A settled round's result as its roads read it (None for a game without roads)."""
+    hands = (rnd.get("settlement") or {}).get("hands")
+    if rnd["game"] not in ROAD_GAMES or not hands:
+        return None
+    if rnd["game"] == "baccarat":
+        return roads.baccarat_result(hands).to_dict()
+    rules = table_rules(rnd)
+    assert isinstance(rules, PokDengRules)
+    return roads.pokdeng_result(hands, rules).to_dict()
+
+
+def append_result(rnd: dict[str, Any]) -> dict[str, Any] | None:
+    """The transaction item appending a settled round's result to its shoe's results, once."""
+    result = result_of(rnd)
+    if result is None:
+        return None
+    return {"Update": {
+        "TableName": settings().game_table, "Key": results_key(rnd["table_id"], rnd["shoe_id"]),
+        "UpdateExpression": "SET results = list_append(if_not_exists(results, :none), :one), "
+                            "round_ids = list_append(if_not_exists(round_ids, :none), :id), game = :game",
+        "ConditionExpression": "attribute_not_exists(round_ids) OR NOT contains(round_ids, :rid)",
+        "ExpressionAttributeValues": {":none": [], ":one": [{**result, "round_in_shoe": int(rnd["round_in_shoe"])}],
+                                      ":id": [rnd["round_id"]], ":rid": rnd["round_id"], ":game": rnd["game"]}}}
+
+
+def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] | None:
+    """The roads of a shoe so far (None for a game without roads, or no shoe)."""
+    if game not in ROAD_GAMES or not shoe_id:
+        return None
+    results = (store.get(store.game_table(), results_key(table_id, shoe_id)) or {}).get("results") or []
+    if game == "baccarat":
+        return roads.BaccaratRoads.of(roads.BaccaratResult.from_dict(r) for r in results).to_dict()
+    return roads.PokDengRoads.of(roads.PokDengResult.from_dict(r) for r in results).to_dict()
+
+
+def table_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+    """One table of the lobby: the table as the caller may see it, the round in play (its status
+    and the countdown's end), the limits, the free seats and the current shoe's roads."""
+    out = table_view(item, who)
+    rules = table_rules(item)
+    out["limits"] = {kind: {"min": limit.min, "max": limit.max} for kind, limit in rules.limits.items()}
+    out["closes_at"] = item.get("closes_at") if item.get("round_status") == "betting" else None
+    if item["game"] in BLACKJACK:
+        taken = {int(seat) for seat in (item.get("seats") or {})}
+        out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]
+    out["roads"] = shoe_roads(item["game"], item["table_id"], (item.get("shoe") or {}).get("shoe_id"))
+    return out
+
+
+def lobby(who: Identity, limit: int, cursor: str | None) -> dict[str, Any]:
+    page = _page(TABLES, limit, cursor, newest_first=False)
+    return {"tables": [table_summary(item, who) for item in page["items"]], "cursor": page["cursor"]}
+
+
+def table_rounds(table_id: str, limit: int, cursor: str | None, shoe_id: str | None = None) -> dict[str, Any]:
+    """A table's rounds, newest first, each as players see it once it is over."""
+    store.load_table(table_id)  # 404 for a table that does not exist
+    page = _page(rounds_partition(table_id), limit, cursor, newest_first=True,
+                 shoe_id=shoe_id)
+    return {"table_id": table_id, "rounds": [_round_line(item) for item in page["items"]], "cursor": page["cursor"]}
+
+
+def _round_line(rnd: dict[str, Any]) -> dict[str, Any]:
+    out = {k: rnd.get(k) for k in ("round_id", "shoe_id", "round_in_shoe", "status", "created_at", "finished_at",
+                                   "last_round")}
+    if rnd["status"] == "settled":
+        out["result"] = (rnd.get("settlement") or {}).get("hands")
+    elif rnd["status"] == "voided":
+        out["void_reason"] = rnd.get("void_reason")
+    return out
+
+
+def _page(partition: str, limit: int, cursor: str | None, *, newest_first: bool,
+          shoe_id: str | None = None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
+                              "ExpressionAttributeValues": {":p": partition}, "ScanIndexForward": not newest_first,
+                              "Limit": limit}
+    if shoe_id:
+        kwargs["FilterExpression"] = "shoe_id = :shoe"
+        kwargs["ExpressionAttributeValues"][":shoe"] = shoe_id
+    start = decode_cursor(cursor, partition)
+    if start:
+        kwargs["ExclusiveStartKey"] = start
+    page = store.game_table().query(**kwargs)
+    return {"items": [store.plain(i) for i in page.get("Items", [])],
+            "cursor": encode_cursor(page.get("LastEvaluatedKey"))}
