@@ -3,7 +3,9 @@ and supervisor over HTTP with bearer tokens; the card reader and dealer console 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -95,6 +97,69 @@ class TableDevices:
 
     def burn_done(self) -> None:
         self.send(CONSOLE, "burn-done", {})
+
+
+class Screen:
+    """A screen around the table: one WebSocket connection with a role's token, subscribed to
+    tables, keeping every message pushed to it. :meth:`next` reads them in order, waiting for
+    the next one that matches; nothing polls."""
+
+    def __init__(self, url: str, token: str, tables: list[str]) -> None:
+        from websockets.sync.client import connect
+
+        self._exit = contextlib.ExitStack()
+        self.connection = self._exit.enter_context(connect(f"{url}/?token={token}"))
+        self.messages: list[dict[str, Any]] = []
+        self.arrived: list[float] = []
+        """When each message arrived (``time.time()``)."""
+        self._seen = {True: 0, False: 0}  # read so far: events, messages
+        self._arrived = threading.Condition()
+        self._reader = threading.Thread(target=self._read, name="screen", daemon=True)
+        self._reader.start()
+        self.connection.send(json.dumps({"action": "subscribe", "tables": tables}))
+        self.connection_id = str(self.next(lambda m: m.get("type") == "subscribed", timeout=30,
+                                           events=False)["connection_id"])
+        self.snapshots = {t: self.next(lambda m, t=t: m.get("type") == "snapshot" and m["table_id"] == t,
+                                       timeout=30, events=False) for t in tables if t != "*"}
+        """Each table as it was when the screen subscribed."""
+
+    def _read(self) -> None:
+        try:
+            while True:
+                message = self.connection.recv()
+                with self._arrived:
+                    self.messages.append(json.loads(message))
+                    self.arrived.append(time.time())
+                    self._arrived.notify_all()
+        except Exception:  # closed: the screen reads no more
+            with self._arrived:
+                self._arrived.notify_all()
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Every event received so far, in order (messages carry ``events`` lists)."""
+        with self._arrived:
+            return [e for m in self.messages for e in m.get("events", [])]
+
+    def next(self, match: Any, timeout: float = 60.0, *, events: bool = True) -> dict[str, Any]:
+        """The next event (``events``; else message) after the last one read that ``match``es;
+        the ones in between are read too. TimeoutError if none comes in time."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while True:
+                items = [e for m in self.messages for e in m.get("events", [])] if events else self.messages
+                while self._seen[events] < len(items):
+                    item = items[self._seen[events]]
+                    self._seen[events] += 1
+                    if match(item):
+                        return item
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._reader.is_alive():
+                    raise TimeoutError("the screen did not show what was awaited in time")
+                self._arrived.wait(min(left, 1.0))
+
+    def close(self) -> None:
+        self._exit.close()
 
 
 def wait_until(check: Any, timeout: float = 60.0, interval: float = 0.05) -> Any:

@@ -30,8 +30,9 @@ from typing import Any
 from ..cards import ALL_CARDS
 from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
+from ..games.blackjack import hand_value
 from ..transcript import Transcript, replay
-from .client import ApiError, Client, TableDevices
+from .client import ApiError, Client, Screen, TableDevices
 
 CARDS_PER_SECOND = 3.0
 
@@ -118,11 +119,11 @@ class StudioDealer:
     ``resend``: the share of scans the reader sends twice; ``redeliver``: the share the queue
     delivers again, late (needs ``redeliveries``)."""
 
-    def __init__(self, devices: TableDevices, console: Client, shoe: DealerShoe, game: str,
+    def __init__(self, devices: TableDevices, console: Client, screen: Screen, shoe: DealerShoe, game: str,
                  rules: dict[str, Any] | None = None, *, rng: random.Random | None = None,
                  offsets: tuple[float, float] = (0.0, 0.3), pace: float = 1 / CARDS_PER_SECOND,
                  resend: float = 0.0, redeliver: float = 0.0, redeliveries: Redeliveries | None = None) -> None:
-        self.devices, self.console, self.shoe, self.game = devices, console, shoe, game
+        self.devices, self.console, self.screen, self.shoe, self.game = devices, console, screen, shoe, game
         self.rules = rules or {}
         self.rng = rng or random.Random(1)
         self.offsets, self.pace, self.resend, self.redeliver = offsets, pace, resend, redeliver
@@ -166,7 +167,6 @@ class StudioDealer:
         physical = PhysicalRound(round_id, engine)
         closes_at = int(started["closes_at"]) / 1000
         deals_early = bool(type(engine).deals_during_betting)
-        mirrored = 0  # console events (decisions, window closes) the dealer has followed
         for _ in range(per_round_burn):  # burned face down as the round starts
             card = self.shoe.draw(self.devices)
             physical.burned.append(card)
@@ -191,47 +191,60 @@ class StudioDealer:
                 physical.cards.append(card)
                 time.sleep(self.pace)
                 continue
-            stopped, mirrored = self._wait_for_the_table(round_id, engine, mirrored)
+            stopped = self._wait_for_the_table(round_id, engine)
             if stopped:
                 physical.stopped = stopped
                 return physical
 
-    def _wait_for_the_table(self, round_id: str, engine: RoundEngine, mirrored: int,
-                            timeout: float = 120.0) -> tuple[str | None, int]:
-        """A decision or a window: the dealer watches the console until it shows what the players
-        did (or the timer did) and follows it in its own engine. Returns why it stopped, if the
-        round was voided meanwhile, and how many console events it has followed."""
+    def _wait_for_the_table(self, round_id: str, engine: RoundEngine, timeout: float = 120.0) -> str | None:
+        """A decision or a window: the dealer watches the console (its pushes) until it shows what
+        the players did (or a timer did), and follows it in its own engine. Returns why it
+        stopped, if the round was voided meanwhile (a paused round: the dealer waits)."""
         from ..app.engine import apply_event
 
         deadline = time.monotonic() + timeout
+        mirrored = ("decision-made", "window-closed", "preselected", "round-voided")
         while time.monotonic() < deadline:
             self._flush_late()
-            view = self.console.get(f"/rounds/{round_id}")
-            if view["status"] in ("voiding", "voided"):
-                return f"round {view['status']}", mirrored
-            events = view.get("actions") or []
-            if len(events) > mirrored:
-                for event in events[mirrored:]:
-                    apply_event(engine, event)
-                return None, len(events)
-            time.sleep(0.05)  # paused too: a dealer waits for the supervisor
+            try:
+                event = self.screen.next(lambda e: e.get("round_id") == round_id and e["type"] in mirrored,
+                                         timeout=0.5)
+            except TimeoutError:
+                continue
+            if event["type"] == "round-voided":
+                return "round voided"
+            apply_event(engine, _stored(event))
+            return None
         raise TimeoutError(f"round {round_id}: nothing happened at the table for {timeout:.0f} s")
 
 
-# --- blackjack players -----------------------------------------------------------------------
+def _stored(event: dict[str, Any]) -> dict[str, Any]:
+    """A console event as the round's own event (what the engine applies)."""
+    if event["type"] == "window-closed":
+        return {"close": True}
+    if event["type"] == "preselected":
+        return {"preselect": {"seat": event["seat"], "action": event.get("action")}}
+    action = {"seat": event["seat"], "action": event["action"]}
+    if event.get("player"):
+        action["player"] = event["player"]
+    if event.get("hand") is not None:
+        action["hand"] = event["hand"]
+    return {"action": action}
 
 
 class TablePlayers:
-    """The players of one blackjack round, each watching their own screen (``GET /rounds``) from
-    the close of betting until the round is over, answering when it is their turn.
+    """The players of one blackjack round, each watching their own screen (the WebSocket pushes
+    of the table) from the close of betting until the round is over, answering when it is their
+    turn. Nothing polls.
 
-    ``seats``: seat -> the seated player's client; ``behind``: (player's client, seat) of each bet
+    ``seats``: seat -> the seated player's screen; ``behind``: (player's screen, seat) of each bet
     behind. ``plan``: per seat, its first decisions in order (``None``: the player says nothing and
     the decision timer plays the hand), then the player's own ``strategy``. ``insure`` and
     ``follow``: who says Yes — a chance for each player, or the set of players who always do."""
 
-    def __init__(self, round_id: str, seats: dict[int, Client], behind: Sequence[tuple[Client, int]] = (),
-                 *, plan: dict[int, list[str | None]] | None = None, rng: random.Random | None = None,
+    def __init__(self, round_id: str, seats: dict[int, tuple[Client, Screen]],
+                 behind: Sequence[tuple[Client, Screen, int]] = (), *,
+                 plan: dict[int, list[str | None]] | None = None, rng: random.Random | None = None,
                  insure: float | Collection[str] = 0.3, follow: float | Collection[str] = 0.5,
                  think: tuple[float, float] = (0.05, 0.3),
                  strategy: Callable[[dict[str, Any], list[str]], str] | None = None) -> None:
@@ -255,10 +268,10 @@ class TablePlayers:
         return player in choice
 
     def start(self) -> TablePlayers:
-        for seat, client in self.seats.items():
-            self._threads.append(threading.Thread(target=self._seated, args=(seat, client), daemon=True))
-        for client, seat in self.behind:
-            self._threads.append(threading.Thread(target=self._behind, args=(client, seat), daemon=True))
+        for seat, (client, screen) in self.seats.items():
+            self._threads.append(threading.Thread(target=self._play, args=(client, screen, seat, False), daemon=True))
+        for client, screen, seat in self.behind:
+            self._threads.append(threading.Thread(target=self._play, args=(client, screen, seat, True), daemon=True))
         for thread in self._threads:
             thread.start()
         return self
@@ -267,14 +280,6 @@ class TablePlayers:
         self._done.set()
         for thread in self._threads:
             thread.join(10)
-
-    def _watch(self, client: Client) -> dict[str, Any] | None:
-        if self._done.is_set():
-            return None
-        view: dict[str, Any] = client.get(f"/rounds/{self.round_id}")
-        if view["status"] in ("settling", "settled", "voiding", "voided"):
-            return None
-        return view
 
     def _say(self, client: Client, body: dict[str, Any]) -> None:
         with self._lock:
@@ -286,49 +291,56 @@ class TablePlayers:
         except ApiError as exc:
             self.said.append((client.subject, body, str(exc)))
 
-    def _seated(self, seat: int, client: Client) -> None:
+    def _play(self, client: Client, screen: Screen, seat: int, behind: bool) -> None:
+        """One player's screen: the hands as they are dealt, and an answer when it is their turn."""
+        hands: dict[str, list[str]] = {}
         answered: set[Any] = set()
-        while (view := self._watch(client)) is not None:
-            expected = view.get("expected") or {}
-            kind = expected.get("kind")
-            if kind == "decision" and expected.get("seat") == seat:
-                hand = view["hands"]["seats"][str(seat)]["hands"][int(expected["hand"])]
-                hands = view["hands"]["seats"][str(seat)]["hands"]
-                key = (int(expected["hand"]), len(hands), tuple(hand["cards"]))  # this very decision
-                if key not in answered:
-                    answered.add(key)
-                    planned = self.plan.get(seat)
-                    action = planned.pop(0) if planned else self.strategy(hand, list(expected["legal"]))
-                    if action is not None:  # None: silent; the decision timer plays the hand
-                        self._say(client, {"seat": seat, "action": action})
-                    continue
-            elif kind == "insurance" and "insurance" not in answered:
-                answered.add("insurance")
-                if self._yes(self.insure, client.subject):
-                    self._say(client, {"seat": seat, "action": "insurance"})
-                    continue
-            time.sleep(0.1)
+        over = ("round-result", "round-settled", "round-voided")
+        while not self._done.is_set():
+            try:
+                event = screen.next(lambda e: e.get("round_id") == self.round_id, timeout=0.5)
+            except TimeoutError:
+                continue
+            kind = event["type"]
+            if kind in over:
+                return
+            if kind == "card-dealt":
+                hands.setdefault(event["hand"], []).append(event["card"])
+            elif kind == "decision-made" and event["action"] == "split" and not event["behind"]:
+                first = hands.get(f"seat-{event['seat']}", [])
+                hands[f"seat-{event['seat']}"], hands[f"seat-{event['seat']}/1"] = first[:1], first[1:]
+            elif kind == "waiting-for":
+                self._answer(client, seat, behind, event, hands, answered)
 
-    def _behind(self, client: Client, seat: int) -> None:
-        answered: set[Any] = set()
-        while (view := self._watch(client)) is not None:
-            expected = view.get("expected") or {}
-            kind = expected.get("kind")
-            if kind == "insurance" and "insurance" not in answered:
-                answered.add("insurance")
-                if self._yes(self.insure, client.subject):
-                    self._say(client, {"seat": seat, "action": "insurance", "behind": True})
-                    continue
-            elif kind == "follow" and expected.get("seat") == seat:
-                key = ("follow", expected.get("hand"), expected.get("what"))
-                if key not in answered:
-                    answered.add(key)
-                    if self._yes(self.follow, client.subject):
-                        what = expected["what"]
-                        self._say(client, {"seat": seat, "action": f"follow-{what}", "behind": True,
-                                           **({"hand": expected["hand"]} if what == "double" else {})})
-                        continue
-            time.sleep(0.1)
+    def _answer(self, client: Client, seat: int, behind: bool, event: dict[str, Any], hands: dict[str, list[str]],
+                answered: set[Any]) -> None:
+        kind = event["kind"]
+        if kind == "decision" and not behind and event["seat"] == seat:
+            key = ("decision", event["seq"])
+            if key in answered:
+                return
+            answered.add(key)
+            name = f"seat-{seat}" if event["seat_hand"] == 0 else f"seat-{seat}/1"
+            cards = hands.get(name, [])
+            score, soft = hand_value(cards)
+            planned = self.plan.get(seat)
+            action = planned.pop(0) if planned else self.strategy({"cards": cards, "score": score, "soft": soft},
+                                                                   list(event["legal"]))
+            if action is not None:  # None: silent; the decision timer plays the hand
+                self._say(client, {"seat": seat, "action": action})
+        elif kind == "insurance" and "insurance" not in answered:
+            answered.add("insurance")
+            if self._yes(self.insure, client.subject):
+                self._say(client, {"seat": seat, "action": "insurance", **({"behind": True} if behind else {})})
+        elif kind == "follow" and behind and event["seat"] == seat:
+            follow_key = ("follow", event.get("seat_hand"), event.get("what"))
+            if follow_key in answered:
+                return
+            answered.add(follow_key)
+            if self._yes(self.follow, client.subject):
+                what = event["what"]
+                self._say(client, {"seat": seat, "action": f"follow-{what}", "behind": True,
+                                   **({"hand": event["seat_hand"]} if what == "double" else {})})
 
 
 def expectation_of(engine: RoundEngine) -> str:

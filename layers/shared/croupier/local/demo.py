@@ -18,7 +18,7 @@ from typing import Any
 
 from ..cards import BURN_VALUE
 from ..games.base import Bet
-from .client import ApiError, Client, TableDevices, wait_until
+from .client import ApiError, Client, Screen, TableDevices
 from .dealer import DealerShoe, PhysicalRound, StudioDealer, TablePlayers
 from .stack import LocalStack, project_root
 
@@ -58,6 +58,20 @@ class Demo:
         self.physical: dict[str, PhysicalRound] = {}
         """What each round's dealer dealt, by round id."""
         self.tables: dict[str, Table] = {}
+        self._screens: dict[tuple[str, str], Screen] = {}
+
+    def screen(self, client: Client, table_id: str) -> Screen:
+        """The client's screen at a table: a WebSocket connection subscribed to it (one per client
+        and table, kept open)."""
+        key = (client.subject, table_id)
+        if key not in self._screens:
+            self._screens[key] = Screen(self.stack.screens.url, client.token, [table_id])
+        return self._screens[key]
+
+    def close_screens(self) -> None:
+        for screen in self._screens.values():
+            screen.close()
+        self._screens.clear()
 
     def console(self, table_id: str) -> Client:
         """The dealer console of a table (its token names the table it serves)."""
@@ -76,8 +90,9 @@ class Demo:
         self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader, "rules": overrides})
         devices = TableDevices(self.stack.outputs["event_bus"], table_id, reader)
         shoe = DealerShoe(seed, cut_at)
-        dealer = StudioDealer(devices, self.console(table_id), shoe, game, overrides, rng=random.Random(seed),
-                              offsets=self.offsets)
+        console = self.console(table_id)
+        dealer = StudioDealer(devices, console, self.screen(console, table_id), shoe, game, overrides,
+                              rng=random.Random(seed), offsets=self.offsets)
         table = self.tables[table_id] = Table(table_id, game, devices, dealer.console, shoe, dealer)
         self.shuffle(table, seed, cut_at, scan_burn=scan_burn)
         return table
@@ -98,8 +113,7 @@ class Demo:
             shoe.position += burned
             devices.burn_done()
         # the console's "open round" is ready once the shoe is: the dealer looks before opening
-        wait_until(lambda: (table.console.get(f"/tables/{devices.table_id}")["shoe"] or {}).get("phase") == "ready",
-                   timeout=60, interval=0.1)
+        table.dealer.screen.next(lambda e: e["type"] == "shoe-ready" and e["shoe_id"] == f"shoe-{seed}", timeout=60)
         self.out(f"  new shoe shoe-{seed}: first card {first} burns {burned} "
                  f"({'scanned face down' if scan_burn else 'confirmed by the dealer console'})")
         return shoe
@@ -129,14 +143,17 @@ class Demo:
             list(pool.map(lambda item: place(*item), bets.items()))
         on_table = [Bet(b["bet_id"], self.players[p].subject, b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
                     for p, placed in accepted.items() for b in placed]
-        players = self._players(round_id, on_table, plan, insure, follow) if table.game in BLACKJACK else None
+        players = (self._players(table.table_id, round_id, on_table, plan, insure, follow)
+                   if table.game in BLACKJACK else None)
+        watching = self.screen(self.supervisor, table.table_id)
         beside = threading.Thread(target=during, args=(round_id,), daemon=True) if during else None
         if beside:
             beside.start()
         try:
             self.physical[round_id] = table.dealer.deal(started, on_table, per_round_burn=per_round_burn)
-            final = wait_until(lambda: (v := self.supervisor.get(f"/rounds/{round_id}"))["status"]
-                               in ("settled", "voided") and v, timeout=120, interval=0.1)
+            watching.next(lambda e: e.get("round_id") == round_id and e["type"] in ("round-settled", "round-refunded"),
+                          timeout=120)
+            final = self.supervisor.get(f"/rounds/{round_id}")
         finally:
             table.dealer.finish()
             if players is not None:
@@ -150,11 +167,13 @@ class Demo:
         self.report(final, bets, label)
         return final
 
-    def _players(self, round_id: str, bets: list[Bet], plan: dict[int, list[str | None]] | None,
+    def _players(self, table_id: str, round_id: str, bets: list[Bet], plan: dict[int, list[str | None]] | None,
                  insure: Collection[str], follow: Collection[str]) -> TablePlayers:
         by_subject = {c.subject: c for c in self.players.values()}
-        seats = {int(b.seat): by_subject[b.player] for b in bets if b.type == "seat" and b.seat is not None}
-        behind = [(by_subject[b.player], int(b.seat)) for b in bets if b.type == "behind" and b.seat is not None]
+        seats = {int(b.seat): (by_subject[b.player], self.screen(by_subject[b.player], table_id))
+                 for b in bets if b.type == "seat" and b.seat is not None}
+        behind = [(by_subject[b.player], self.screen(by_subject[b.player], table_id), int(b.seat))
+                  for b in bets if b.type == "behind" and b.seat is not None]
         wanted = {self.players[name].subject for name in (*insure, *follow)}
         return TablePlayers(round_id, seats, behind, plan=plan or {},
                             insure={self.players[n].subject for n in insure} if insure else 0.0,
@@ -229,10 +248,13 @@ class BlackjackScenes:
         d.round(table, bets, plan={1: ["split", "double", "stand"], 2: [None]}, insure=("ana", "chloe"),
                 follow=("chloe",), label="prepared shoe order: insurance, split and double followed behind, a timeout")
 
+        def decision_due(round_id: str) -> None:
+            d.screen(d.supervisor, "dlx-1").next(lambda e: e.get("round_id") == round_id and e["type"] == "waiting-for"
+                                                 and e["kind"] == "decision", timeout=60)
+
         def pause_then_resume(round_id: str) -> None:
             # the supervisor stops the table while seat 1 decides, then lets it go on
-            wait_until(lambda: (d.supervisor.get(f"/rounds/{round_id}").get("expected") or {}).get("kind")
-                       == "decision", timeout=60, interval=0.05)
+            decision_due(round_id)
             d.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "camera feed lost"})
             d.out("    supervisor: pause (camera feed lost)")
             time.sleep(1.0)
@@ -242,8 +264,7 @@ class BlackjackScenes:
         d.round(table, bets, during=pause_then_resume, label="paused and resumed")
 
         def void_it(round_id: str) -> None:
-            wait_until(lambda: (d.supervisor.get(f"/rounds/{round_id}").get("expected") or {}).get("kind")
-                       == "decision", timeout=60, interval=0.05)
+            decision_due(round_id)
             d.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
             d.out("    supervisor: void (misdeal): every stake is refunded")
 
@@ -321,7 +342,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, client in players.players.items():
             wallet = client.get(f"/wallets/{client.subject}")
             print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
-        print(f"\nLambda invocations: {sum(stack.invocations.values())}; wall time {time.monotonic() - started:.1f} s")
+        players.close_screens()
+        calls = stack.invocations
+        print(f"\nLambda invocations: {sum(calls.values())} ("
+              + ", ".join(f"{name.rsplit('-', 1)[-1]} {n}" for name, n in sorted(calls.items(), key=lambda kv: -kv[1]))
+              + f"); pushed {stack.screens.sent} messages to the screens; wall time {time.monotonic() - started:.1f} s")
+        print("  Every screen (players, dealer consoles, supervisor) followed the rounds through the WebSocket "
+              "pushes: no client polled (the query function only answered the players' bets and wallets "
+              "for the printout).")
         from ..app.audit import run_audit
 
         report = run_audit()
