@@ -244,6 +244,8 @@ class LocalStack:
             by_type.setdefault(spec["Type"], []).append(logical)
         res.refs.update({name: f"local-{name}" for name in by_type.get("AWS::Serverless::LayerVersion", [])})
         res.refs.update({name: "local" for name in by_type.get("AWS::Serverless::Api", [])})
+        for logical in by_type.get("AWS::Logs::LogGroup", []):  # the functions' logs stay in this process
+            res.refs[logical] = res.resolve(resources[logical]["Properties"]["LogGroupName"])
         for logical in by_type.get("AWS::DynamoDB::Table", []):
             props = res.resolve(resources[logical]["Properties"])
             args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
