@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ShoeError
 from ..shoe import Shoe
-from . import store
+from . import alerts, store
 from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
@@ -161,6 +161,7 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
             table["round_status"] = to_status
             table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
         store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])
+        alerts.count("RoundsSettled" if to_status == "settled" else "RoundsVoided")
         return current
 
     retry(write)
