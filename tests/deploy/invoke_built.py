@@ -53,7 +53,8 @@ def load(name: str, folder: str, handler: str) -> tuple[Any, dict[str, Any]]:
 
 
 def main() -> int:
-    plan = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        plan = json.load(handle)
     sys.path.insert(0, plan["layer"])
     outcomes: list[dict[str, Any]] = []
     handlers: dict[str, Any] = {}
@@ -66,7 +67,8 @@ def main() -> int:
         try:
             if function not in handlers:
                 handlers[function], outcome["loaded"] = load(function, spec["dir"], spec["handler"])
-            text = open(path, encoding="utf-8").read().replace("{{idempotency_key}}", str(uuid.uuid4()))
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read().replace("{{idempotency_key}}", str(uuid.uuid4()))
             if values["round_id"]:
                 text = text.replace("{{round_id}}", values["round_id"])
             result = handlers[function](json.loads(text), Context(spec["name"]))
@@ -80,8 +82,8 @@ def main() -> int:
             outcome.update(kind="raised", type=type(exc).__name__, mro=[c.__name__ for c in type(exc).__mro__],
                            message=str(exc), traceback=traceback.format_exc(limit=4))
         outcomes.append(outcome)
-    report = {"python": list(sys.version_info[:3]), "path": sys.path, "importable": found, "round_id": values["round_id"],
-              "outcomes": outcomes}
+    report = {"python": list(sys.version_info[:3]), "path": sys.path, "importable": found,
+              "round_id": values["round_id"], "outcomes": outcomes}
     with open(plan["out"], "w", encoding="utf-8") as handle:
         json.dump(report, handle, default=str)
     return 0
