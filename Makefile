@@ -4,8 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(VENV)/.runtime-stamp
+DEPLOY := $(VENV)/.deploy-stamp
+SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
-.PHONY: setup test lint types template unit integration reliability bench demo local audit clean
+.PHONY: setup test lint types template unit integration reliability bench demo local audit build deploy clean
 
 setup: $(STAMP)
 
@@ -16,8 +18,13 @@ $(RUNTIME): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[local]'
 	touch $(RUNTIME)
 
+# The SAM CLI, for `make build` and `make deploy`.
+$(DEPLOY): $(RUNTIME)
+	$(PY) -m pip install --quiet -e '.[deploy]'
+	touch $(DEPLOY)
+
 # Everything, with the tools of the tests (pytest, ruff, mypy, cfn-lint, the SAM CLI).
-$(STAMP): $(RUNTIME)
+$(STAMP): $(DEPLOY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
@@ -29,7 +36,7 @@ types: $(STAMP)
 
 template: $(STAMP)
 	$(VENV)/bin/cfn-lint template.yaml
-	SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=us-east-1 $(VENV)/bin/sam validate --lint --region us-east-1
+	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
 # Lint, types, the template, then every test: unit, integration (moto) and reliability.
 test: lint types template
@@ -58,5 +65,14 @@ audit: $(RUNTIME)
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 
+# What deploys (.aws-sam/build): the functions and the shared layer (layers/shared/Makefile) for
+# python3.12 on arm64. No Docker: SAM builds with a Python 3.12 on PATH (scripts/python312 finds one).
+build: $(DEPLOY)
+	@py312=$$(scripts/python312) && echo "sam build with $$py312" && PATH="$$(dirname "$$py312"):$$PATH" $(SAM) build
+
+# Deploy that build as samconfig.toml says (stack croupier-dev); the first time: make deploy ARGS=--guided
+deploy: build
+	$(SAM) deploy --config-file samconfig.toml $(ARGS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,55 +1,53 @@
-"""``make local`` prints example ``curl`` calls for people to try: run as printed, each works."""
+"""``make local`` prints a whole round to play by hand: run as printed, by a shell, it settles."""
 
 from __future__ import annotations
 
 import json
-import shlex
-import urllib.error
-import urllib.request
+import os
+import re
+import shutil
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
-from croupier.app.identity import issue_local_token
-from croupier.local.serve import curl, examples
+from croupier.local.client import Client, wait_until
+from croupier.local.serve import state_of, tokens, walkthrough
 from croupier.local.stack import LocalStack
 
 pytestmark = pytest.mark.integration
+COUNTDOWN = 4
 
 
-def _run(line: str, tokens: dict[str, str]) -> tuple[int, dict[str, object]]:
-    """A printed curl line, read the way curl reads it (its shell variables filled in)."""
-    for role, token in tokens.items():
-        line = line.replace(f"${role.upper()}", token)
-    words = shlex.split(line.replace("$(uuidgen)", uuid.uuid4().hex))
-    assert words[:2] == ["curl", "-s"], line
-    method, url, data, headers = "GET", "", None, {}
-    rest = iter(words[2:])
-    for word in rest:
-        if word == "-X":
-            method = next(rest)
-        elif word == "-H":
-            name, _, value = next(rest).partition(": ")
-            headers[name] = value
-        elif word == "-d":
-            data = next(rest).encode()
-            method = "POST" if method == "GET" else method
-            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")  # what curl sends
-        else:
-            url = word
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
-def test_the_printed_curl_calls_work_as_printed(stack: LocalStack) -> None:
+@pytest.mark.skipif(shutil.which("curl") is None, reason="the printed lines call curl, which is not installed")
+def test_the_printed_round_settles_when_run_as_printed(stack: LocalStack, tmp_path: Path) -> None:
     suffix = uuid.uuid4().hex[:8]
-    player = f"alice-{suffix}"
-    tokens = {role: issue_local_token(stack.jwt_secret, player if role == "player" else f"{role}-1", role)
-              for role in ("operator", "player")}
-    answers = [_run(curl(stack.api_url, *example), tokens) for example in examples(f"bac-{suffix}", player)]
-    assert [status for status, _ in answers] == [201, 200, 200], answers
-    assert answers[2][1]["balance"] == 100000
+    table, players = f"bac-{suffix}", (f"alice-{suffix}", f"bob-{suffix}")
+    croupier = str(Path(sys.executable).parent / "croupier")
+    lines = walkthrough(table, players, countdown=COUNTDOWN, croupier=croupier)
+    assert not any("uuidgen" in line for line in lines)
+    state = tmp_path / "local.json"
+    state.write_text(json.dumps(state_of(stack)), encoding="utf-8")
+    env = {**os.environ, "API": stack.api_url, "CROUPIER_LOCAL_STATE": str(state),
+           **tokens(stack.jwt_secret, table, players)}
+    script = tmp_path / "round.sh"
+    script.write_text("set -euo pipefail\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(["bash", str(script)], cwd=stack.root, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout.splitlines()
+    answers = [json.loads(line) for line in out if line.startswith("{")]
+    assert answers and not [a for a in answers if "error" in a], done.stdout
+    round_id = next(line.split()[1] for line in out if line.startswith("round "))
+    # every card was taken by the round, in the order dealt, into the hand the round expected
+    assert [re.sub(r"^#\d+ ", "", line) for line in out if line.startswith("#")][-4:] == [
+        f"card-scanned 4S: taken by round {round_id}, player", f"card-scanned 2H: taken by round {round_id}, banker",
+        f"card-scanned 4D: taken by round {round_id}, player", f"card-scanned 5C: taken by round {round_id}, banker"]
+    supervisor = Client(stack.api_url, stack.jwt_secret, "supervisor-1", "supervisor")
+    final = wait_until(lambda: (v := supervisor.get(f"/rounds/{round_id}"))["status"] == "settled" and v, timeout=30)
+    assert final["hands"] == {"player": {"cards": ["4S", "4D"], "points": 8},
+                              "banker": {"cards": ["2H", "5C"], "points": 7}}
+    assert supervisor.get(f"/wallets/{players[0]}")["balance"] == 100000 + 1000  # the Player bet won 1:1
+    assert supervisor.get(f"/wallets/{players[1]}")["balance"] == 100000 - 2000 - 100  # Banker and Tie lost

@@ -1,4 +1,5 @@
-"""The ``croupier`` command line: ``replay`` (and the proofs: ``rtp``, ``simulate``)."""
+"""The ``croupier`` command line: ``replay`` (and the proofs: ``rtp``, ``simulate``), ``audit``, and for the
+local stack and deployments ``device`` (a table's devices by hand) and ``invoke`` (a function on an event)."""
 
 from __future__ import annotations
 
@@ -80,6 +81,36 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--region", default=None, help="AWS region (default: the environment's)")
     au.set_defaults(func=_lazy("croupier.app.auditcli", "run"))
 
+    dv = sub.add_parser("device", help="a table's card reader and dealer console by hand: shuffle, burn, scan, "
+                                       "fail, cut (on the local stack, or --stack/--bus on AWS)",
+                        description="Put a table device's event on the table bus, as the device would, and say "
+                                    "what became of it in the table's device log.")
+    dv.add_argument("--table", required=True, help="the table's id")
+    dv.add_argument("--reader", default=None, help="the card reader's id (default: the one registered for the table)")
+    dv.add_argument("--stack", default=None, help="an AWS CloudFormation stack: its bus and game table")
+    dv.add_argument("--bus", default=None, help="an AWS event bus name (instead of --stack)")
+    dv.add_argument("--game-table", default=None, help="with --bus: the game table, to follow each event")
+    dv.add_argument("--region", default=None, help="AWS region (default: the environment's)")
+    dv.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                    help="how long to wait for each event in the device log (default 10; 0: do not wait)")
+    actions = dv.add_subparsers(dest="action", required=True, metavar="ACTION", parser_class=_Parser)
+    sh = actions.add_parser("shuffle", help="the dealer console: a new shoe is shuffled")
+    sh.add_argument("--shoe", default=None, help="the new shoe's id (default: one is made)")
+    actions.add_parser("burn", help="the dealer console: the new shoe's burn is done")
+    sc = actions.add_parser("scan", help="the card reader: cards read, in order (e.g. 9S TD AH)")
+    sc.add_argument("cards", nargs="+", metavar="CARD", help="a card: rank A 2-9 T J Q K, then suit S H D C")
+    fl = actions.add_parser("fail", help="the card reader: a card it could not read")
+    fl.add_argument("--reason", default="unreadable", help="the reader's word (default: unreadable)")
+    actions.add_parser("cut", help="the card reader: the cut card came out")
+    dv.set_defaults(func=_lazy("croupier.local.devices", "run"))
+
+    iv = sub.add_parser("invoke", help="run a function in this process on an event file (events/), against the "
+                                       "running local stack: sam local invoke without Docker")
+    iv.add_argument("function", help="the function: bets, decisions, tables, wallet, query, dealing, round, settlement")
+    iv.add_argument("event", help="the event file, e.g. events/tables-create.json")
+    iv.add_argument("--round", default=None, metavar="ROUND_ID", help="fills {{round_id}} in the event")
+    iv.add_argument("--set", action="append", metavar="NAME=VALUE", help="fills {{NAME}} in the event (repeatable)")
+    iv.set_defaults(func=_lazy("croupier.local.invoke", "run"))
     es = sub.add_parser("events-schema", help="print the JSON Schema of the domain events (what the bus and the "
                                               "screens receive)")
     es.set_defaults(func=cmd_events_schema)

@@ -46,6 +46,13 @@ def count(metric: str, value: int = 1) -> None:
     Metrics().add_metric(name=metric, unit=MetricUnit.Count, value=value)
 
 
+def idempotent_replay(response: Any, idempotent_data: Any) -> Any:
+    """Powertools idempotency's response hook: a request answered with its first answer (a client's
+    retry with the same ``Idempotency-Key``) is counted, and answered unchanged."""
+    count("IdempotentReplays")
+    return response
+
+
 def publish(detail_type: str, detail: dict[str, Any]) -> bool:
     """Put one event of the application on the table bus. Never raises: False if it failed."""
     body = {"schema_version": SCHEMA_VERSION, "at": int(time.time() * 1000), **detail}

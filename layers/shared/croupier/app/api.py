@@ -30,7 +30,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
-from . import bets, dealing, decisions, lobby, queries, rounds, store, supervision, tables
+from . import alerts, bets, dealing, decisions, lobby, queries, rounds, store, supervision, tables
 from .config import settings
 from .errors import AppError
 from .identity import Identity, from_event
@@ -156,6 +156,7 @@ def idempotent(name: str, key: str, body: Any, fn: Callable[[], dict[str, Any]])
     config = IdempotencyConfig(event_key_jmespath="key", payload_validation_jmespath="body",
                                raise_on_no_idempotency_key=True, expires_after_seconds=24 * 3600)
     config.register_lambda_context(_context["lambda"])
+    config.response_hook = alerts.idempotent_replay
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=config,
                          key_prefix=f"croupier.{name}")

@@ -15,7 +15,7 @@ from typing import Any
 from .. import betting
 from ..games.base import Bet
 from ..rules import load_rules
-from . import store, workflow
+from . import alerts, store, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, Funds, StateConflict
 from .rounds import BLACKJACK, retry, table_rules
@@ -111,6 +111,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
         except store.InsufficientFunds as exc:
             raise Funds(f"insufficient funds: balance {exc.balance}, these bets need {exc.needed}") from exc
         accepted = [by_id[c.bet.id] for c in placement.changes]
+        alerts.count("BetsPlaced", len(accepted))
         return {"round_id": round_id, "bets": accepted, "replayed": False}
 
     return retry(attempt)

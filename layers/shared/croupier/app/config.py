@@ -1,15 +1,24 @@
-"""Environment of every function, parsed once by a pydantic model (names as in ``template.yaml``)."""
+"""Environment of every function, read once by pydantic-settings (names as in ``template.yaml``).
+
+Each field is read from the environment variable of its name in capitals (``GAME_TABLE``,
+``BET_SHARDS``...); ``jwt_secret`` from ``LOCAL_JWT_SECRET``. A missing or invalid one is refused
+with a :class:`ConfigError` naming the variable.
+"""
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class ConfigError(RuntimeError):
+    """The function is deployed wrong (a server error, never a refusal of the caller's request)."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(frozen=True, case_sensitive=False, extra="ignore")
 
     stage: str = "dev"
     game_table: str = Field(min_length=3)
@@ -33,29 +42,27 @@ class Settings(BaseModel):
     cognito_issuer: str | None = None
     """On AWS: the user pool that signs the tokens a WebSocket connection presents."""
     cognito_client_id: str | None = None
-    jwt_secret: str | None = None
+    jwt_secret: str | None = Field(default=None, validation_alias=AliasChoices("LOCAL_JWT_SECRET"))
     """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
+
+    @field_validator("jwt_secret", "websocket_endpoint", "push_queue_url", "cognito_issuer", "cognito_client_id",
+                     mode="before")
+    @classmethod
+    def _unset_if_empty(cls, value: object) -> object:
+        return value or None
 
     @classmethod
     def from_env(cls) -> Settings:
-        env = os.environ
-        return cls(
-            stage=env.get("STAGE", "dev"),
-            game_table=env.get("GAME_TABLE", ""),
-            wallet_table=env.get("WALLET_TABLE", ""),
-            idempotency_table=env.get("IDEMPOTENCY_TABLE", ""),
-            round_state_machine_arn=env.get("ROUND_STATE_MACHINE_ARN", ""),
-            bet_shards=int(env.get("BET_SHARDS", "16")),
-            settlement_workers=int(env.get("SETTLEMENT_WORKERS", "8")),
-            event_bus=env.get("EVENT_BUS", ""),
-            websocket_endpoint=env.get("WEBSOCKET_ENDPOINT") or None,
-            push_queue_url=env.get("PUSH_QUEUE_URL") or None,
-            push_slots=int(env.get("PUSH_SLOTS", "8")),
-            push_workers=int(env.get("PUSH_WORKERS", "16")),
-            cognito_issuer=env.get("COGNITO_ISSUER") or None,
-            cognito_client_id=env.get("COGNITO_CLIENT_ID") or None,
-            jwt_secret=env.get("LOCAL_JWT_SECRET") or None,
-        )
+        try:
+            return cls(**{})  # every value comes from the environment
+        except ValidationError as exc:
+            problems = "; ".join(f"{_variable(e['loc'])}: {e['msg']}" for e in exc.errors())
+            raise ConfigError(f"the function's environment is incomplete or invalid: {problems}") from None
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    name = str(loc[0]) if loc else "?"
+    return "LOCAL_JWT_SECRET" if name in ("jwt_secret", "LOCAL_JWT_SECRET") else name.upper()
 
 
 @lru_cache(maxsize=1)

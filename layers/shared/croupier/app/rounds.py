@@ -32,13 +32,10 @@ ACTIVE = ("betting", "closing", "playing", "settling", "voiding")
 
 
 def retry(fn: Callable[[], T], attempts: int = 20) -> T:
-    """Run a read-modify-conditional-write until it wins (or a domain error ends it)."""
-    for _ in range(attempts):
-        try:
-            return fn()
-        except store.Conflict:
-            continue
-    raise StateConflict("the table is busy; try again", reason="busy")
+    """Run a read-modify-conditional-write until it wins (or a domain error ends it): one that
+    lost a race (``store.Conflict``) is redone from a fresh read after a random backoff."""
+    return store.until_it_wins(fn, lost=store.Conflict, attempts=attempts,
+                               busy=lambda: StateConflict("the table is busy; try again", reason="busy"))
 
 
 def table_rules(item: dict[str, Any]) -> Rules:

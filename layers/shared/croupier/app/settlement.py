@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ShoeError
 from ..shoe import Shoe
-from . import store
+from . import alerts, store
 from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
@@ -164,6 +164,7 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
         result = append_result(current) if to_status == "settled" else None  # the shoe's roads
         store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))],
                               [result] if result else [])
+        alerts.count("RoundsSettled" if to_status == "settled" else "RoundsVoided")
         return current
 
     retry(write)

@@ -34,12 +34,13 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import boto3
 from botocore.exceptions import ClientError
+from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
 from .config import settings
 from .errors import NotFound
@@ -60,6 +61,29 @@ class InsufficientFunds(Exception):
     def __init__(self, player: str, balance: int, needed: int) -> None:
         super().__init__(f"player {player} has {balance} but {needed} is needed")
         self.player, self.balance, self.needed = player, balance, needed
+
+
+T = TypeVar("T")
+BACKOFF = wait_random_exponential(multiplier=0.01, max=0.25)
+"""The wait before attempt n + 1 of a write that lost a race: a random time (full jitter) between 0
+and 10 ms * 2^(n-1), at most 250 ms, so that writers who collided do not collide again in step."""
+
+
+def until_it_wins(attempt: Callable[[], T], *, lost: type[Exception], attempts: int,
+                  busy: Callable[[], Exception]) -> T:
+    """Run ``attempt`` (a fresh read, then a write conditioned on it) again while it raises
+    ``lost`` (the write lost a race), at most ``attempts`` times with :data:`BACKOFF` between;
+    then raise ``busy()``. Any other exception (a domain error) ends it at once."""
+    retrying = Retrying(retry=retry_if_exception_type(lost), stop=stop_after_attempt(attempts), wait=BACKOFF,
+                        reraise=False)
+    try:
+        return retrying(attempt)
+    except RetryError:
+        raise busy() from None
+
+
+class _Moved(Exception):
+    """Inside this module: the item a write was conditioned on moved meanwhile; read it again."""
 
 
 _local = threading.local()
@@ -412,7 +436,8 @@ def record_device_event(table_id: str, key: str, entry: dict[str, Any]) -> int |
     event's id): the entry, its once-only marker and the log's new length in one transaction.
     Returns the entry's position, or None when ``key`` was recorded before (a duplicate)."""
     name = settings().game_table
-    for _ in range(20):
+
+    def attempt() -> int | None:
         n = log_count(table_id) + 1
         at = int(entry["at"])
         head = ({"ConditionExpression": "attribute_not_exists(pk)"} if n == 1 else
@@ -431,9 +456,11 @@ def record_device_event(table_id: str, key: str, entry: dict[str, Any]) -> int |
         except Conflict:
             if once_marker(table_id, key) is not None:
                 return None
-            continue  # another event of the table took position n first: the next one
+            raise _Moved from None  # another event of the table took position n first: the next one
         return n
-    raise Conflict(f"the device log of table {table_id} is busy")
+
+    return until_it_wins(attempt, lost=_Moved, attempts=20,
+                         busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
 
 
 def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, Any]]:
@@ -488,7 +515,8 @@ def move_money(
     the transaction says one exists: a first attempt costs one read and one transaction.
     """
     table = settings().wallet_table
-    for _ in range(attempts):
+
+    def attempt() -> list[dict[str, Any]]:
         wallet = get(wallet_table(), wallet_key(player))
         balance = int(wallet["balance"]) if wallet else 0
         version = int(wallet["version"]) if wallet else 0
@@ -536,9 +564,11 @@ def move_money(
             extra_failed = any(code == "ConditionalCheckFailed" for code in reasons[len(items) - len(extra):])
             if extra_failed:
                 raise Conflict("the bet changed meanwhile; nothing was moved") from exc
-            continue  # the wallet moved meanwhile: read again
+            raise _Moved from exc  # the wallet moved meanwhile: read again
         return entries
-    raise Conflict(f"wallet {player} is busy; try again")
+
+    return until_it_wins(attempt, lost=_Moved, attempts=attempts,
+                         busy=lambda: Conflict(f"wallet {player} is busy; try again"))
 
 
 def _markers(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]]) -> list[dict[str, Any]] | None:

@@ -1,7 +1,11 @@
 """``make local``: start the local stack and leave it running for people to explore.
 
-Prints the API's address, the Swagger page, tokens for each role and example ``curl`` calls, and
-writes ``.croupier-local.json`` (endpoint and table names) so that ``croupier audit`` finds it.
+Prints the API's address, the Swagger page, tokens (operator, supervisor, a dealer console bound to
+the example table, two players) and a whole round to play by hand, line by line: a table, money,
+a new shoe, a round, bets, the cards (``croupier device``), the settled round and the wallets. Every
+line runs on a bare machine (curl and python3; no ``uuidgen``). Writes ``.croupier-local.json``
+(endpoint, region, table names, bus) for ``croupier audit``, ``croupier device`` and ``croupier
+invoke``.
 """
 
 from __future__ import annotations
@@ -9,32 +13,89 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import signal
 import threading
+from pathlib import Path
 from typing import Any
 
 from ..app.identity import issue_local_token
 from .stack import LocalStack, project_root
 
 STATE_FILE = ".croupier-local.json"
+NEW_KEY = "$(python3 -c 'import uuid; print(uuid.uuid4())')"
+"""A fresh Idempotency-Key in a shell line, on any machine with Python."""
+CARDS = ("4S", "2H", "4D", "5C")
+"""The example round's cards in the order dealt (Player, Banker, Player, Banker): Player 8, a
+natural, beats Banker 7; nobody draws a third card."""
 
 
-def examples(table: str = "bac-1", player: str = "alice") -> list[tuple[str, str, str, dict[str, Any] | None, bool]]:
-    """The calls printed for people to try: ``(role, method, path, body, idempotent)``."""
-    return [("operator", "POST", "/tables", {"game": "baccarat", "table_id": table, "reader_id": "reader-1"}, False),
-            ("operator", "POST", f"/wallets/{player}/deposits", {"amount": 100000}, True),
-            ("player", "GET", f"/wallets/{player}", None, False)]
+def state_path(root: Path) -> Path:
+    """Where the running stack's state is (``CROUPIER_LOCAL_STATE``, else the project's folder)."""
+    return Path(os.environ.get("CROUPIER_LOCAL_STATE") or root / STATE_FILE)
 
 
-def curl(api_url: str, role: str, method: str, path: str, body: dict[str, Any] | None, idempotent: bool) -> str:
-    """One example as a ``curl`` command line (the role's token in ``$ROLE``)."""
-    words = ["curl -s"] + ([f"-X {method}"] if method != "GET" else [])
-    words += [api_url + path, f'-H "Authorization: Bearer ${role.upper()}"']
+def state_of(stack: LocalStack) -> dict[str, Any]:
+    """What a client of the running stack needs: its endpoints, region and resources' names."""
+    return {"endpoint": stack.endpoint, "api": stack.api_url, "region": "us-east-1", "stage": stack.stage,
+            "game_table": stack.outputs["game_table"], "wallet_table": stack.outputs["wallet_table"],
+            "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"]}
+
+
+def tokens(secret: str, table: str = "bac-1", players: tuple[str, str] = ("alice", "bob")) -> dict[str, str]:
+    """A token per shell variable: the operator, the supervisor, the table's dealer console (its
+    token names the one table it serves) and two players."""
+    out = {"OPERATOR": issue_local_token(secret, "operator-1", "operator"),
+           "SUPERVISOR": issue_local_token(secret, "supervisor-1", "supervisor"),
+           "DEALER": issue_local_token(secret, f"console-{table}", "dealer", table=table)}
+    out.update({name.upper().replace("-", "_"): issue_local_token(secret, name, "player") for name in players})
+    return out
+
+
+def curl(method: str, path: str, token: str, body: dict[str, Any] | None = None, *, idempotent: bool = False) -> str:
+    """One API call as a ``curl`` line (``$API`` the API's address, ``$TOKEN`` the caller's token)."""
+    words = ["curl -s -w '\\n'"] + ([f"-X {method}"] if method != "GET" else [])
+    words += [f"$API{path}", f'-H "Authorization: Bearer ${token}"']
     if idempotent:
-        words.append('-H "Idempotency-Key: $(uuidgen)"')
+        words.append(f'-H "Idempotency-Key: {NEW_KEY}"')
     if body is not None:
         words += ['-H "Content-Type: application/json"', f"-d '{json.dumps(body)}'"]
     return " ".join(words)
+
+
+def walkthrough(table: str = "bac-1", players: tuple[str, str] = ("alice", "bob"), countdown: int = 10,
+                croupier: str = ".venv/bin/croupier") -> list[str]:
+    """A whole Baccarat round by hand, as shell lines (comments start with ``#``): run in order in
+    the project's folder, with ``$API`` and the tokens of :func:`tokens` exported."""
+    first, second = players
+    var1, var2 = (p.upper().replace("-", "_") for p in players)
+    device = f"{croupier} device --table {table}"
+    return [
+        f"# 1. The operator creates a Baccarat table (betting countdown {countdown} s) and funds two players",
+        curl("POST", "/tables", "OPERATOR", {"game": "baccarat", "table_id": table, "reader_id": "reader-1",
+                                             "rules": {"timers": {"countdown": countdown}}}),
+        curl("POST", f"/wallets/{first}/deposits", "OPERATOR", {"amount": 100000}, idempotent=True),
+        curl("POST", f"/wallets/{second}/deposits", "OPERATOR", {"amount": 100000}, idempotent=True),
+        "# 2. The dealer shuffles a new shoe, shows its first card (a 2: two cards to burn) and confirms the burn",
+        f"{device} shuffle",
+        f"{device} scan 2C",
+        f"{device} burn",
+        f"# 3. The dealer console opens a round: betting is open for {countdown} s, bet now",
+        f"ROUND=$({curl('POST', f'/tables/{table}/rounds', 'DEALER')} | python3 -c "
+        "'import json, sys; print(json.load(sys.stdin)[\"round_id\"])') && echo \"round $ROUND\"",
+        curl("POST", f"/tables/{table}/bets", var1, {"bets": [{"type": "player", "amount": 1000}]}, idempotent=True),
+        curl("POST", f"/tables/{table}/bets", var2, {"bets": [{"type": "banker", "amount": 2000},
+                                                               {"type": "tie", "amount": 100}]}, idempotent=True),
+        "# 4. Once the countdown is over (a card dealt more than 1 s before its end pauses the round), the dealer",
+        "#    deals Player, Banker, Player, Banker: Player 8 (a natural) beats Banker 7",
+        f"sleep {countdown}",
+        f"{device} scan {' '.join(CARDS)}",
+        f"# 5. The settled round as {first} sees it, and both wallets ({first} +1000, {second} -2100)",
+        "sleep 2",
+        curl("GET", "/rounds/$ROUND", var1),
+        curl("GET", f"/wallets/{first}", var1),
+        curl("GET", f"/wallets/{second}", var2),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,28 +105,31 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = project_root()
     stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port).start()
-    state = {"endpoint": stack.endpoint, "api": stack.api_url, "region": "us-east-1",
-             "game_table": stack.outputs["game_table"], "wallet_table": stack.outputs["wallet_table"],
-             "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"]}
-    (root / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    tokens = {role: issue_local_token(stack.jwt_secret, f"{role}-1" if role != "player" else "alice", role)
-              for role in ("operator", "dealer", "supervisor", "player")}
+    state = state_of(stack)
+    path = state_path(root)
+    path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+    shown = path.name if path.parent == root else str(path)
     print(f"Croupier local stack is running.\n  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
-          f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI)\n"
-          f"  state    {STATE_FILE} (read by `croupier audit`)\n\nTokens (valid 24 h), for your shell:")
-    for role, token in tokens.items():
-        print(f"  export {role.upper()}={token}")
-    print("\nTry:")
-    for example in examples():
-        print("  " + curl(stack.api_url, *example))
-    print(f"Card-reader events go on the bus {state['event_bus']} (source croupier.card-reader).\n"
+          f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI, region us-east-1)\n"
+          f"  state    {shown} (read by `croupier audit`, `croupier device`, `croupier invoke`)\n\n"
+          "Tokens (valid 24 h), for your shell:")
+    print(f"  export API={stack.api_url}")
+    for name, token in tokens(stack.jwt_secret).items():
+        print(f"  export {name}={token}")
+    print("\nA whole round by hand: run these lines in order, in another shell in this folder, after the exports:")
+    for line in walkthrough():
+        print("  " + line)
+    print(f"\nThe table's devices: .venv/bin/croupier device --table TABLE shuffle | burn | scan CARD... | fail | cut\n"
+          f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
+          "croupier.dealer-console.TABLE)\n"
+          "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
           "Press Ctrl-C to stop.", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     stack.stop()
-    (root / STATE_FILE).unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
     return 0
 
 

@@ -264,6 +264,8 @@ class LocalStack:
                                                              "AWS::Cognito::UserPool",
                                                              "AWS::Cognito::UserPoolClient", "AWS::SNS::Topic")
                          for name in by_type.get(kind, [])})
+        for logical in by_type.get("AWS::Logs::LogGroup", []):  # the functions' logs stay in this process
+            res.refs[logical] = res.resolve(resources[logical]["Properties"]["LogGroupName"])
         for logical in by_type.get("AWS::DynamoDB::Table", []):
             props = res.resolve(resources[logical]["Properties"])
             args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}

@@ -1,0 +1,230 @@
+"""``croupier device --table T ACTION``: a table's card reader and dealer console, by hand.
+
+The events go on the table bus exactly as the devices put them (:class:`~croupier.local.client.
+TableDevices`): source ``croupier.card-reader.<table>`` or ``croupier.dealer-console.<table>``,
+validated by the same models the dealing function parses them with. Against the running local
+stack by default (``.croupier-local.json``, written by ``make local``: its endpoint and region,
+dummy credentials), or an AWS deployment with ``--stack NAME`` (its outputs) or ``--bus NAME``
+(your AWS credentials and region).
+
+Where the game table can be read (the local stack, or ``--stack`` with read access), the command
+uses the table's registered reader unless ``--reader`` is given, and waits for each event to be
+recorded in the table's device log, printing what became of it (taken by the round, a hand, the
+burn, refused and why). Exit 0 when every event was recorded and used; 1 when one was refused,
+not taken, blocked a round, or not recorded in time; 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..app.events import CONSOLE, READER, BurnDone, CardScanned, CutCard, ScanFailed, ShoeShuffled
+from ..errors import CroupierError
+from ..rules import describe_validation_error
+
+PACE = 0.35
+"""Seconds between two scans when the command does not wait for each (a dealer's pace)."""
+DONE_BADLY = ("refused", "not-taken")
+
+
+class DeviceError(CroupierError):
+    reason = "device"
+
+
+class Target:
+    """Where the events go (the bus) and where their fate is read (the game table, if known)."""
+
+    def __init__(self, bus: str, game_table: str | None, where: str) -> None:
+        self.bus, self.game_table, self.where = bus, game_table, where
+        self._table: Any = None
+
+    def table(self) -> Any:
+        if self._table is None and self.game_table:
+            import boto3
+
+            self._table = boto3.resource("dynamodb").Table(self.game_table)
+        return self._table
+
+    def read(self, key: dict[str, str]) -> dict[str, Any] | None:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        table = self.table()
+        if table is None:
+            return None
+        try:
+            item: dict[str, Any] | None = table.get_item(Key=key, ConsistentRead=True).get("Item")
+        except (BotoCoreError, ClientError) as exc:
+            print(f"croupier device: cannot read {self.game_table} ({exc}): not waiting for the device log",
+                  file=sys.stderr)
+            self.game_table, self._table = None, None
+            return None
+        return item
+
+
+def target(args: argparse.Namespace) -> Target:
+    if args.region:
+        os.environ["AWS_DEFAULT_REGION"] = args.region
+    if args.bus:
+        return Target(args.bus, args.game_table, f"bus {args.bus}")
+    if args.stack:
+        import boto3
+
+        outputs = boto3.client("cloudformation").describe_stacks(StackName=args.stack)["Stacks"][0].get("Outputs", [])
+        values = {o["OutputKey"]: o["OutputValue"] for o in outputs}
+        if "TableEventBusName" not in values:
+            raise DeviceError(f"stack {args.stack} has no output TableEventBusName", reason="device-target")
+        return Target(values["TableEventBusName"], args.game_table or values.get("GameTableName"),
+                      f"stack {args.stack}")
+    from .invoke import local_state, use_local_stack
+    from .stack import project_root
+
+    try:
+        state = local_state(project_root())
+    except CroupierError as exc:
+        raise DeviceError(f"{exc}; or give --stack NAME or --bus NAME for an AWS deployment",
+                          reason="no-local-stack") from None
+    use_local_stack(state)
+    return Target(str(state["event_bus"]), str(state["game_table"]), "the local stack")
+
+
+def _validated(model: type[BaseModel], detail: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return model.model_validate(detail).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        raise DeviceError(describe_validation_error(exc), reason="bad-event") from None
+
+
+def _describe(entry: dict[str, Any]) -> str:
+    what = entry["kind"] + (f" {entry['card']}" if entry.get("card") else "")
+    state = str(entry.get("state"))
+    if entry.get("blocked"):
+        return f"#{entry['n']} {what}: blocked its round, which is paused: {entry['blocked']}"
+    if state in DONE_BADLY:
+        return f"#{entry['n']} {what}: {state}: {entry.get('reason', '')}"
+    if state == "taken" and entry.get("use") == "round":
+        return f"#{entry['n']} {what}: taken by round {entry['round_id']}, {entry['hand']}"
+    if state == "taken":
+        return f"#{entry['n']} {what}: taken ({entry.get('use')}, shoe {entry.get('shoe_id')})"
+    if state == "pending":
+        return f"#{entry['n']} {what}: recorded, waiting for the table (betting closing, or a paused round)"
+    return f"#{entry['n']} {what}: {state}"
+
+
+def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bool]:
+    """What became of the event recorded under ``once`` (its scan id, or ``event:<bus event id>``),
+    waiting up to ``wait`` seconds for it to be recorded and leave ``pending``."""
+    from ..app import store
+
+    deadline = time.monotonic() + wait
+    entry: dict[str, Any] | None = None
+    while True:
+        marker = target.read(store.once_key(table_id, once))
+        if marker is not None:
+            entry = target.read(store.log_entry_key(table_id, int(marker["n"])))
+            if entry is not None and (entry.get("state") != "pending" or entry.get("blocked")):
+                break
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if entry is None:
+        return (f"not in table {table_id}'s device log after {wait:.0f} s: the dealing function refused it "
+                "(an unknown table, a reader not registered for it) or is behind", False)
+    ok = str(entry.get("state")) not in DONE_BADLY and not entry.get("blocked")
+    return _describe(entry), ok
+
+
+def run(args: argparse.Namespace) -> int:
+    from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
+
+    from ..app import store
+    from .client import TableDevices
+
+    table_id = _validated(ShoeShuffled, {"table_id": args.table})["table_id"]
+    _events(args, table_id, args.reader or "the-tables-reader")  # bad input is refused before any AWS call
+    try:
+        where = target(args)
+        reader = args.reader
+        table = where.read(store.table_key(table_id)) if where.game_table else None
+        if table is None and where.game_table:
+            raise DeviceError(f"no table {table_id!r} on {where.where}: create it first (POST /tables)",
+                              reason="no-table")
+        if table is not None and reader is None:
+            reader = str(table.get("reader_id"))
+        elif table is not None and args.action in ("scan", "fail", "cut") and reader != table.get("reader_id"):
+            print(f"croupier device: warning: table {table_id}'s registered reader is {table.get('reader_id')!r}, "
+                  f"not {reader!r}: the dealing function will refuse these events", file=sys.stderr)
+        if reader is None:
+            raise DeviceError("give --reader ID (the reader registered for the table)", reason="no-reader")
+        sends = _events(args, table_id, reader)
+        devices = TableDevices(where.bus, table_id, reader)
+        wait = args.wait if where.game_table else 0.0
+        ok = True
+        for i, (label, send) in enumerate(sends):
+            once = send(devices)
+            if wait <= 0:
+                print(f"sent {label} to {where.where} (table {table_id})")
+                if i + 1 < len(sends):
+                    time.sleep(PACE)
+                continue
+            line, good = fate(where, table_id, once, wait)
+            print(line)
+            ok = ok and good
+        return 0 if ok else 1
+    except NoRegionError:
+        raise DeviceError("no AWS region: give --region, or set AWS_REGION", reason="no-region") from None
+    except NoCredentialsError:
+        raise DeviceError("no AWS credentials for the bus (the device's IAM principal's, or yours)",
+                          reason="no-credentials") from None
+    except (BotoCoreError, ClientError) as exc:
+        raise DeviceError(f"the bus did not take the event: {exc}", reason="aws") from None
+
+
+def _events(args: argparse.Namespace, table_id: str, reader: str) -> list[tuple[str, Callable[[Any], str]]]:
+    """The events the command sends, each validated by the dealing function's own model."""
+    sends: list[tuple[str, Callable[[Any], str]]] = []
+    if args.action == "scan":
+        for card in args.cards:
+            detail = _validated(CardScanned, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
+                                              "card": card})
+            sends.append((f"card-scanned {card}", _reader("card-scanned", detail)))
+    elif args.action == "fail":
+        detail = _validated(ScanFailed, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
+                                         "reason": args.reason})
+        sends.append(("scan-failed", _reader("scan-failed", detail)))
+    elif args.action == "cut":
+        detail = _validated(CutCard, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id()})
+        sends.append(("cut-card", _reader("cut-card", detail)))
+    elif args.action == "shuffle":
+        detail = _validated(ShoeShuffled, {"table_id": table_id, "shoe_id": args.shoe})
+        sends.append(("shoe-shuffled", _console("shoe-shuffled", detail)))
+    else:
+        sends.append(("burn-done", _console("burn-done", _validated(BurnDone, {"table_id": table_id}))))
+    return sends
+
+
+def _scan_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _reader(kind: str, detail: dict[str, Any]) -> Callable[[Any], str]:
+    def send(devices: Any) -> str:
+        devices.send(READER, kind, {k: v for k, v in detail.items() if k != "table_id"})
+        return str(detail["scan_id"])
+
+    return send
+
+
+def _console(kind: str, detail: dict[str, Any]) -> Callable[[Any], str]:
+    def send(devices: Any) -> str:
+        devices.send(CONSOLE, kind, {k: v for k, v in detail.items() if k != "table_id"})
+        return f"event:{devices.last_event_id}"
+
+    return send

@@ -1,0 +1,70 @@
+"""The functions' settings come from the environment (names as in template.yaml), validated."""
+
+from __future__ import annotations
+
+import pytest
+
+from croupier.app.config import ConfigError, Settings
+
+ENV = {"GAME_TABLE": "dev-croupier-game", "WALLET_TABLE": "dev-croupier-wallets",
+       "IDEMPOTENCY_TABLE": "dev-croupier-idempotency",
+       "ROUND_STATE_MACHINE_ARN": "arn:aws:states:us-east-1:123456789012:stateMachine:dev-croupier-round"}
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in ("STAGE", "BET_SHARDS", "SETTLEMENT_WORKERS", "EVENT_BUS", "LOCAL_JWT_SECRET", "JWT_SECRET", *ENV):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    return monkeypatch
+
+
+def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
+    env.setenv("STAGE", "prod")
+    env.setenv("BET_SHARDS", "32")
+    env.setenv("SETTLEMENT_WORKERS", "4")
+    env.setenv("EVENT_BUS", "prod-croupier-table-events")
+    env.setenv("LOCAL_JWT_SECRET", "s3cret")
+    settings = Settings.from_env()
+    assert settings.model_dump() == {
+        "stage": "prod", "game_table": ENV["GAME_TABLE"], "wallet_table": ENV["WALLET_TABLE"],
+        "idempotency_table": ENV["IDEMPOTENCY_TABLE"], "round_state_machine_arn": ENV["ROUND_STATE_MACHINE_ARN"],
+        "bet_shards": 32, "settlement_workers": 4, "event_bus": "prod-croupier-table-events", "jwt_secret": "s3cret"}
+
+
+def test_defaults(env: pytest.MonkeyPatch) -> None:
+    settings = Settings.from_env()
+    assert (settings.stage, settings.bet_shards, settings.settlement_workers, settings.event_bus,
+            settings.jwt_secret) == ("dev", 16, 8, "", None)
+
+
+def test_an_empty_secret_is_no_secret_and_jwt_secret_is_not_its_name(env: pytest.MonkeyPatch) -> None:
+    env.setenv("LOCAL_JWT_SECRET", "")
+    env.setenv("JWT_SECRET", "not-this-one")
+    assert Settings.from_env().jwt_secret is None
+
+
+def test_a_missing_table_is_named(env: pytest.MonkeyPatch) -> None:
+    env.delenv("WALLET_TABLE")
+    with pytest.raises(ConfigError, match="WALLET_TABLE: Field required"):
+        Settings.from_env()
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("BET_SHARDS", "0", "BET_SHARDS: Input should be greater than or equal to 1"),
+    ("BET_SHARDS", "many", "BET_SHARDS: Input should be a valid integer"),
+    ("SETTLEMENT_WORKERS", "33", "SETTLEMENT_WORKERS: Input should be less than or equal to 32"),
+    ("GAME_TABLE", "", "GAME_TABLE: String should have at least 3 characters"),
+])
+def test_an_invalid_value_is_refused_with_its_variable(env: pytest.MonkeyPatch, name: str, value: str,
+                                                        message: str) -> None:
+    env.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        Settings.from_env()
+
+
+def test_settings_are_frozen(env: pytest.MonkeyPatch) -> None:
+    settings = Settings.from_env()
+    with pytest.raises(ValueError, match="frozen"):
+        settings.bet_shards = 2  # type: ignore[misc]
