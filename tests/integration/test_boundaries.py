@@ -528,7 +528,7 @@ def test_the_cases_cover_every_route_of_the_template(stack: LocalStack) -> None:
 def test_no_token_or_a_bad_token_is_401_and_changes_nothing(arena: Arena, still: None, case: RouteCase) -> None:
     api = arena.api
     operator = arena.token("operator")
-    forged = api.token("operator-1", "operator", secret="not-the-signing-key")
+    forged = api.token("operator-1", "operator", secret="not-the-signing-key-of-this-local-api")
     expired = api.token(arena.players["ana"], "player", ttl=-10)
     head, body, signature = operator.split(".")
     none_alg = f"{_b64(json.dumps({'alg': 'none'}))}.{body}."

@@ -121,7 +121,7 @@ def token_for(arena: Arena, label: str) -> str | None:
     if label == "expired":
         return "Bearer " + api.token(arena.players["ana"], "player", ttl=-5)
     if label == "forged":
-        return "Bearer " + api.token("operator-1", "operator", secret="another-key")
+        return "Bearer " + api.token("operator-1", "operator", secret="another-signing-key-of-32-bytes-or-more")
     if label == "tampered":
         head, _, sig = arena.token("ana").split(".")
         return f"Bearer {head}.{arena.token('supervisor').split('.')[1]}.{sig}"

@@ -94,7 +94,7 @@ class LocalStack:
     """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
-                 jwt_secret: str = "croupier-local-signing-key") -> None:
+                 jwt_secret: str = "croupier-local-signing-key-for-hs256") -> None:
         self.root = root
         self.stage = stage
         self.api_port = api_port or free_port()
