@@ -243,6 +243,9 @@ class _Handler(WSGIRequestHandler):
         return
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        code = 400 if code >= 500 else code  # an HTTP version the parser does not know: the client's request
+        if self.request_version == "HTTP/0.9":  # the request line was not read: answer with a status line all the same
+            self.request_version = "HTTP/1.1"
         reason = {400: "bad-request", 408: "request-timeout", 414: "uri-too-long", 431: "headers-too-large",
                   501: "not-implemented", 505: "http-version-not-supported"}.get(code, "bad-request")
         text = message or explain or _phrase(code)
