@@ -1,15 +1,26 @@
 """Read-only queries, and the whole API's OpenAPI document (/openapi.json) and Swagger page (/swagger)."""
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from croupier.app.api import http_function, openapi_document, query_router
+from croupier.app.api import http_function, openapi_document, query_router, swagger_page
 
 app, lambda_handler = http_function(query_router)
-app.enable_swagger(path="/swagger", title="Croupier", version="0.1.0")
+
+
+def _base_path() -> str:
+    """Where the API is served: under its stage on API Gateway's own URL, at the root locally or
+    behind a custom domain (as Powertools works it out)."""
+    return app._get_base_path() or "/"
 
 
 @app.get("/openapi.json", include_in_schema=False)
 def openapi() -> Response[Any]:
-    return Response(200, "application/json", openapi_document())
+    return Response(200, "application/json", json.dumps(openapi_document(_base_path())))
+
+
+@app.get("/swagger", include_in_schema=False)
+def swagger() -> Response[Any]:
+    return Response(200, "text/html; charset=utf-8", swagger_page())

@@ -19,14 +19,17 @@ import contextlib
 import inspect
 import json
 import re
+import socket
 import time
 import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import jwt
 import pytest
 from botocore.exceptions import ClientError
 
@@ -132,9 +135,11 @@ def assert_refused(reply: Reply, *statuses: int) -> None:
 
 
 def assert_gateway_401(reply: Reply) -> None:
-    """The authorizer's refusal (API Gateway's own answer, as the Cognito authorizer gives it)."""
-    assert reply.status == 401, reply
-    assert isinstance(reply.json, dict) and reply.json.get("message"), reply
+    """The authorizer's refusal: API Gateway's own answer (its GatewayResponses on AWS), in the
+    API's one error body, with the CORS origin like every answer."""
+    assert_refused(reply, 401)
+    assert reply.reason == "unauthorized", reply
+    assert reply.headers.get("Access-Control-Allow-Origin") == "*", reply
 
 
 # --- the state a refusal must not change -----------------------------------------------------
@@ -526,18 +531,27 @@ def test_the_cases_cover_every_route_of_the_template(stack: LocalStack) -> None:
     assert public == set(PUBLIC)
 
 
+@pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")  # the HS512 token: refused anyway
 @pytest.mark.parametrize("case", ROUTE_CASES, ids=_route_id)
 def test_no_token_or_a_bad_token_is_401_and_changes_nothing(arena: Arena, still: None, case: RouteCase) -> None:
     api = arena.api
     operator = arena.token("operator")
-    forged = api.token("operator-1", "operator", secret="not-the-signing-key")
+    forged = api.token("operator-1", "operator", secret="not-the-signing-key-of-this-local-api")
     expired = api.token(arena.players["ana"], "player", ttl=-10)
     head, body, signature = operator.split(".")
     none_alg = f"{_b64(json.dumps({'alg': 'none'}))}.{body}."
     tampered = f"{head}.{_b64(json.dumps({'sub': 'x', 'cognito:groups': ['supervisor'], 'exp': 2**40}))}.{signature}"
+    claims = {"sub": "operator-1", "cognito:groups": ["operator"]}
+    secret = api.stack.jwt_secret
+    signed = [jwt.encode({**claims, "exp": "tomorrow"}, secret, algorithm="HS256"),  # exp is no number
+              jwt.encode({**claims, "exp": [2**40]}, secret, algorithm="HS256"),
+              jwt.encode(claims, secret, algorithm="HS256"),  # no exp
+              jwt.encode({**claims, "exp": 2**40}, secret, algorithm="HS512"),  # another algorithm
+              jwt.encode({"cognito:groups": ["operator"], "exp": 2**40}, secret, algorithm="HS256")]  # no subject
     assert_gateway_401(send(arena, case, None))
     for header in (f"Basic {operator}", "Bearer", "Bearer not-a-jwt", f"bearer{operator}",
-                   f"Bearer {forged}", f"Bearer {expired}", f"Bearer {none_alg}", f"Bearer {tampered}"):
+                   f"Bearer {forged}", f"Bearer {expired}", f"Bearer {none_alg}", f"Bearer {tampered}",
+                   *(f"Bearer {token}" for token in signed), f"Bearer {operator}x", "Bearer a.b.c"):
         assert_gateway_401(send(arena, case, None, headers={"Authorization": header}))
 
 
@@ -562,11 +576,230 @@ def test_the_api_documents_are_served_without_a_token(arena: Arena, path: str) -
     if path == "/openapi.json":
         document = reply.json
         assert document["openapi"].startswith("3.")
-        documented = {(m.upper(), p) for p, ops in document["paths"].items() for m in ops}
-        for case in ROUTE_CASES:
-            assert (case.method, case.template) in documented, case
+        assert document["servers"] == [{"url": "/", "description": "this API"}]  # served at the root locally
+        documented = {(m.upper(), p): op for p, ops in document["paths"].items() for m, op in ops.items()}
+        assert set(documented) == {(c.method, c.template) for c in ROUTE_CASES} | set(PUBLIC)
+        scheme = document["components"]["securitySchemes"]["bearer"]
+        assert (scheme["type"], scheme["scheme"], scheme["bearerFormat"]) == ("http", "bearer", "JWT")
+        assert document["security"] == [{"bearer": []}]
+        schemas = document["components"]["schemas"]
+        assert "HTTPValidationError" not in schemas and "ValidationError" not in schemas
+        ids = [op["operationId"] for op in documented.values()]
+        assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[a-z][A-Za-z]+", i) for i in ids), ids
+        for (method, template), op in documented.items():
+            assert op["tags"], (method, template)
+            if (method, template) in PUBLIC:
+                assert op["security"] == []
+                continue
+            assert "security" not in op  # the document's bearer scheme
+            codes = {int(code) for code in op["responses"]}
+            assert {401, 403, 404, 422} <= codes and (200 in codes or 201 in codes), (method, template, codes)
+            for code, answer in op["responses"].items():
+                ref = answer["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+                assert (ref == "ErrorBody") == (int(code) >= 400), (method, template, code, ref)
+                assert schemas[ref].get("additionalProperties") is False, ref  # exactly what is sent
+        bet_type = schemas["BetIn"]["properties"]["type"]["anyOf"]
+        assert [set(t["enum"]) for t in bet_type] == [
+            {"seat", "behind", "pair"}, {"player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big",
+                                         "small"}, {f"player-{n}{p}" for n in range(1, 6) for p in ("", "-pair")}]
     else:
-        assert "swagger" in reply.text.lower() and "<html" in reply.text.lower()
+        assert reply.headers.get("Content-Type", "").startswith("text/html")
+        assert "<html" in reply.text.lower() and "SwaggerUIBundle(" in reply.text
+        # the whole document beside the page (under the stage on AWS), no CDN
+        assert 'new URL("openapi.json", window.location.href)' in reply.text
+        assert "persistAuthorization: true" in reply.text and "https://" not in reply.text.split("<script>")[0]
+
+
+# --- the gateway: the same answers as API Gateway's --------------------------------------------
+
+
+def raw_http(stack: LocalStack, data: bytes, *, close_write: bool = True,
+             timeout: float = 60) -> tuple[int, dict[str, str], Any]:
+    """One request written byte for byte on a new connection; the answer's status, headers and
+    JSON body. A dropped connection (no answer) fails the test."""
+    with socket.create_connection(("127.0.0.1", stack.api_port), timeout=timeout) as sock:
+        sock.sendall(data)
+        if close_write:
+            sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received, f"the connection was dropped with no answer: {data[:200]!r}"
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return status, headers, json.loads(body) if body else None
+
+
+def _raw_deposit(token: str, player: str, length: str, body: bytes, key: str) -> bytes:
+    return (f"POST /wallets/{player}/deposits HTTP/1.1\r\nHost: local\r\nAuthorization: Bearer {token}\r\n"
+            f"Origin: https://app.example\r\n"
+            f"Idempotency-Key: {key}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+            ).encode() + body
+
+
+def test_malformed_headers_and_bodies_are_4xx_and_apply_nothing(arena: Arena, still: None) -> None:
+    """A Content-Length that is no number (abc, -1, two values), a body shorter than its
+    Content-Length, or one cut short by a smaller Content-Length: a 4xx in the error body, never a
+    dropped connection, and no deposit (the wallet does not exist, no idempotency record)."""
+    stack, operator = arena.api.stack, arena.token("operator")
+    player = f"malformed-{uuid.uuid4().hex[:8]}"
+    records = idempotency_records()
+    body = b'{"amount": 100}'
+    for length, sent in (("abc", body), ("-1", body), ("1, 15", body), ("15 15", body), ("0x0f", body),
+                         ("100", body), ("5", body), ("", body), ("99999999999999999999999", body)):
+        status, headers, answer = raw_http(stack, _raw_deposit(operator, player, length, sent, uuid.uuid4().hex))
+        assert 400 <= status < 500, (length, status, answer)
+        assert REASON.match(answer["error"]["reason"]) and answer["error"]["message"], answer
+        assert headers.get("Access-Control-Allow-Origin"), headers
+    assert store.get(store.wallet_table(), store.wallet_key(player)) is None
+    assert idempotency_records() == records
+    # the parser's own refusals (a request line it cannot read, headers too long) in the same body
+    for data in (b"GET /wallets/x HTTP/9.9\r\nHost: local\r\n\r\n",
+                 b"GET /wallets/x HTTP/1.1\r\nHost: local\r\nX-Long: " + b"a" * 70_000 + b"\r\n\r\n"):
+        status, _, answer = raw_http(stack, data)
+        assert 400 <= status < 500 and REASON.match(answer["error"]["reason"]), (status, answer)
+
+
+def test_path_parameters_are_percent_decoded_as_api_gateway_does(arena: Arena, still: None) -> None:
+    api, ana = arena.api, arena.players["ana"]
+    encoded = "".join(f"%{byte:02X}" for byte in ana.encode())
+    reply = api.request("GET", f"/wallets/{encoded}", token=arena.token("ana"))  # ana reading her own wallet
+    assert reply.status == 200 and reply.json["player"] == ana, reply
+    table = arena.names["deluxe"]
+    reply = api.request("GET", "/tables/" + "".join(f"%{b:02X}" for b in table.encode()), token=arena.token("ben"))
+    assert reply.status == 200 and reply.json["table_id"] == table, reply
+    # an id no player can have is refused, decoded or not; nothing is created under either name
+    for path in ("/wallets/%C3%A9ve/deposits", "/wallets/%25C3%25A9ve/deposits"):
+        reply = api.request("POST", path, {"amount": 100}, token=arena.token("operator"), key=uuid.uuid4().hex)
+        assert_refused(reply, 422)
+    for name in ("éve", "%C3%A9ve", "%25C3%25A9ve"):
+        assert store.get(store.wallet_table(), store.wallet_key(name)) is None
+    # an encoded slash stays inside its segment (no route takes it); bytes that are not UTF-8 are refused
+    assert_refused(api.request("GET", "/wallets/a%2Fb", token=arena.token("operator")), 404)
+    assert_refused(api.request("GET", "/wallets/%C3", token=arena.token("operator")), 400)
+
+
+def test_an_unknown_route_or_method_is_404_in_the_error_body(arena: Arena, still: None) -> None:
+    for method, path in (("GET", "/nowhere"), ("GET", "/"), ("DELETE", "/tables"), ("GET", "/wallets/x/deposits"),
+                         ("POST", "/tables/{idle}"), ("PATCH", "/openapi.json"), ("GET", "/tables/{idle}/"),
+                         ("GET", "/tables//log")):
+        reply = arena.api.request(method, arena.fill(path), token=arena.token("operator"))
+        assert_refused(reply, 404)
+        assert reply.reason == "no-route", (method, path, reply)
+        assert reply.headers.get("Access-Control-Allow-Origin") == "*"
+
+
+@pytest.mark.parametrize("case", ROUTE_CASES, ids=_route_id)
+def test_a_cors_preflight_is_answered_on_every_route(arena: Arena, case: RouteCase) -> None:
+    reply = arena.api.request("OPTIONS", arena.fill(case.path), content_type=None,
+                              headers={"Origin": "https://app.example", "Access-Control-Request-Method": case.method,
+                                       "Access-Control-Request-Headers": "authorization,content-type,idempotency-key"})
+    assert reply.status == 200, reply
+    assert reply.headers["Access-Control-Allow-Origin"] == "*"
+    assert case.method in reply.headers["Access-Control-Allow-Methods"].split(",")
+    allowed = {h.lower() for h in reply.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "content-type", "idempotency-key"} <= allowed
+
+
+def test_a_browser_on_another_origin_reads_the_answers(arena: Arena, still: None) -> None:
+    """Answers of the functions carry the CORS origin too (an unknown path's preflight is a 404)."""
+    reply = arena.api.request("GET", arena.fill("/tables/{idle}"), token=arena.token("ben"),
+                              headers={"Origin": "https://app.example"})
+    assert reply.status == 200 and reply.headers.get("Access-Control-Allow-Origin") == "*", reply
+    refused = arena.api.request("GET", arena.fill("/wallets/{p_ana}"), token=arena.token("ben"),
+                                headers={"Origin": "https://app.example"})
+    assert_refused(refused, 403)
+    assert refused.headers.get("Access-Control-Allow-Origin") == "*"
+    assert_refused(arena.api.request("OPTIONS", "/nowhere", headers={"Origin": "https://app.example"}), 404)
+
+
+def test_many_concurrent_connections_are_all_answered(arena: Arena) -> None:
+    """60 reads and 20 bets at once, each on its own connection: every one is answered (no reset),
+    every bet is placed once."""
+    api, ana = arena.api, arena.players["ana"]
+    before = store.balance_of(ana)
+
+    def read(_: int) -> int:
+        return api.request("GET", arena.fill("/wallets/{p_ana}"), token=arena.token("operator")).status
+
+    def bet(_: int) -> int:
+        return api.request("POST", arena.fill(BET), _bets(amount=100), token=arena.token("ana"),
+                           key=uuid.uuid4().hex).status
+
+    with ThreadPoolExecutor(max_workers=80) as pool:
+        reads = [pool.submit(read, i) for i in range(60)]
+        placed = [pool.submit(bet, i) for i in range(20)]
+        statuses = [f.result() for f in reads], [f.result() for f in placed]
+    assert statuses == ([200] * 60, [200] * 20), statuses
+    assert store.balance_of(ana) == before - 20 * 100
+
+
+INTERNAL = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "shard", "key", "keys", "op", "version", "wait_token",
+                      "expires_at", "decision_keys", "engine_bets"})
+
+
+def _fields(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {f for v in value.values() for f in _fields(v)}
+    if isinstance(value, list):
+        return {f for v in value for f in _fields(v)}
+    return set()
+
+
+def test_answers_carry_no_internal_fields_and_a_retried_bet_says_it_was_replayed(arena: Arena) -> None:
+    api, key = arena.api, uuid.uuid4().hex
+    first = api.request("POST", arena.fill(BET), _bets(amount=100), token=arena.token("ana"), key=key)
+    again = api.request("POST", arena.fill(BET), _bets(amount=100), token=arena.token("ana"), key=key)
+    assert first.status == again.status == 200, (first, again)
+    assert first.json["replayed"] is False and again.json == {**first.json, "replayed": True}
+    answers = [first.json]
+    for who in ("ana", "ben", "chloe", "operator", "dealer", "supervisor"):
+        for path in ("/tables/{deluxe}", "/rounds/{round_deluxe}", "/rounds/{round_betting}", "/tables/{deluxe}/log",
+                     "/wallets/{p_ana}", "/players/{p_ana}/bets"):
+            reply = api.request("GET", arena.fill(path), token=arena.token(who, path=path))
+            if reply.status == 200:
+                answers.append(reply.json)
+    assert len(answers) > 20
+    leaked = {field for answer in answers for field in _fields(answer)} & INTERNAL
+    assert not leaked, leaked
+
+
+def test_a_player_sees_a_round_as_a_player_at_the_table_would(arena: Arena, still: None) -> None:
+    """Every seated hand, but another seat's player and bet id no; bets behind only their own; the
+    house's result only operators and supervisors; a table's other seats only as taken."""
+    api, players = arena.api, arena.players
+    path = arena.fill("/rounds/{round_deluxe}")
+    ben = api.request("GET", path, token=arena.token("ben")).json
+    seats = ben["hands"]["seats"]
+    assert seats["1"]["hands"][0]["cards"] == ["TS", "7C"]  # ana's hand, as at the table
+    assert "player" not in seats["1"] and "bet" not in seats["1"] and seats["1"]["behind"] == []
+    assert seats["2"]["player"] == players["ben"] and seats["2"]["bet"] == ben["bets"][0]["bet_id"]
+    chloe = api.request("GET", path, token=arena.token("chloe")).json
+    assert [b["player"] for b in chloe["hands"]["seats"]["1"]["behind"]] == [players["chloe"]]
+    assert players["ana"] not in json.dumps(ben) and players["chloe"] not in json.dumps(ben)
+    for who in ("ana", "ben", "dealer"):
+        assert "house_result" not in api.request("GET", path, token=arena.token(who)).json, who
+    for who in ("operator", "supervisor"):
+        view = api.request("GET", path, token=arena.token(who)).json
+        assert "house_result" in view and view["hands"]["seats"]["1"]["player"] == players["ana"], who
+    table = api.request("GET", arena.fill("/tables/{deluxe}"), token=arena.token("ben")).json
+    assert table["seats"] == {"1": {"yours": False}, "2": {"yours": True, "player": players["ben"]}}
+    staff = api.request("GET", arena.fill("/tables/{deluxe}"), token=arena.token("operator")).json
+    assert staff["seats"]["1"]["player"] == players["ana"]
+
+
+def test_whole_numbers_written_with_a_fraction_or_an_exponent_are_those_integers(arena: Arena) -> None:
+    """55641.0 and 1e3 are integers for JSON Schema, so for the document: taken exactly as such."""
+    player = f"whole-{uuid.uuid4().hex[:8]}"
+    operator = arena.token("operator")
+    for raw, balance in (('{"amount": 55641.0}', 55641), ('{"amount": 1e3}', 56641), ('{"amount": 1.5E2}', 56791),
+                         ('{"amount": 100.000}', 56891)):
+        reply = arena.api.request("POST", f"/wallets/{player}/deposits", raw=raw, token=operator, key=uuid.uuid4().hex)
+        assert reply.status == 200 and reply.json["balance"] == balance, (raw, reply)
+    assert [e["amount"] for e in arena.api.request("GET", f"/wallets/{player}", token=operator).json["ledger"]] == [
+        100, 150, 1000, 55641]
 
 
 def test_a_dealer_console_acts_only_for_its_own_table(arena: Arena, still: None) -> None:
@@ -717,13 +950,17 @@ DECIDE = "/rounds/{round_deluxe}/decisions"
 DEPOSIT = "/wallets/{p_ana}/deposits"
 WITHDRAW = "/wallets/{p_ana}/withdrawals"
 AMOUNTS = {"negative": -100, "zero": 0, "huge": 10**12 + 1, "enormous": 10**30, "fractional": 100.5,
-           "float-whole": 100.0, "string": "100", "empty-string": "", "bool": True, "null": None,
-           "list": [100], "object": {"value": 100}, "exponent": 1e3, "infinity": float("inf")}
+           "string": "100", "empty-string": "", "bool": True, "null": None, "list": [100], "object": {"value": 100},
+           "small-exponent": 1e-3, "huge-exponent": 1e13, "infinity": float("inf")}
+"""Amounts no integer field takes (100.0 and 1e3 are JSON Schema integers: see
+``test_whole_numbers_written_with_a_fraction_or_an_exponent_are_those_integers``)."""
+NOT_WHOLE = ("100.0000000000000001", "1000000000000.5", "1.00000000000000000001e2", "1e400", "-1e400")
+"""Amounts that a float would round to a whole number (or to infinity): read exactly, none is one."""
 MALFORMED = [
     # bets
     *[Bad(f"bet-amount-{name}", "POST", BET, "ana", _bets(amount=value)) for name, value in AMOUNTS.items()],
     *[Bad(f"bet-seat-{seat!r}", "POST", "/tables/{deluxe}/bets", "ana", _bets(type="pair", seat=seat))
-      for seat in (0, 8, -1, "1", 1.0, True, 10**9)],
+      for seat in (0, 8, -1, "1", 1.5, True, 10**9)],  # 1.0 is the integer 1 (JSON Schema)
     Bad("bet-mode-unknown", "POST", BET, "ana", _bets(type="banker", mode="half")),
     Bad("bet-mode-number", "POST", BET, "ana", _bets(type="banker", mode=1)),
     Bad("bet-type-missing", "POST", BET, "ana", {"bets": [{"amount": 100}]}),
@@ -747,7 +984,9 @@ MALFORMED = [
     Bad("bets-long-idempotency-key", "POST", BET, "ana", _bets(), key="k" * 129),
     Bad("bets-table-id-too-long", "POST", "/tables/" + "t" * 41 + "/bets", "ana", _bets()),
     # the rules of the game refuse it (4xx with the rule's own reason)
-    Bad("bet-unknown-type", "POST", BET, "ana", _bets(type="dragon"), reason="unknown-bet-type", status=None),
+    Bad("bet-unknown-type", "POST", BET, "ana", _bets(type="dragon")),  # no game's: the document's enum refuses it
+    Bad("bet-type-of-another-game", "POST", BET, "ana", _bets(type="player-1"), reason="unknown-bet-type",
+        status=None),  # a Pok Deng bet at a baccarat table: the table's game refuses it
     Bad("bet-below-minimum", "POST", BET, "ben", _bets(amount=99), reason="table-limit", status=None),
     Bad("bet-above-maximum", "POST", BET, "ana", _bets(amount=10**12), reason="table-limit", status=None),
     Bad("bet-beyond-balance", "POST", BET, "ben", _bets(amount=200_000), reason=None, status=None),
@@ -848,6 +1087,10 @@ MALFORMED = [
     *[Bad(f"deposit-amount-{name}", "POST", DEPOSIT, "operator", {"amount": value}) for name, value in AMOUNTS.items()],
     *[Bad(f"withdraw-amount-{name}", "POST", WITHDRAW, "operator", {"amount": AMOUNTS[name]})
       for name in ("negative", "zero", "huge", "fractional", "string", "null")],
+    *[Bad(f"deposit-amount-not-whole-{text}", "POST", DEPOSIT, "operator", raw=f'{{"amount": {text}}}')
+      for text in NOT_WHOLE],
+    *[Bad(f"bet-amount-not-whole-{text}", "POST", BET, "ana",
+          raw=f'{{"bets": [{{"type": "player", "amount": {text}}}]}}') for text in NOT_WHOLE],
     Bad("deposit-missing-amount", "POST", DEPOSIT, "operator", {"reference": "x"}),
     Bad("deposit-reference-too-long", "POST", DEPOSIT, "operator", {"amount": 100, "reference": "r" * 129}),
     Bad("deposit-unknown-field", "POST", DEPOSIT, "operator", {"amount": 100, "currency": "EUR"}),
@@ -895,7 +1138,8 @@ def test_a_reused_idempotency_key_with_another_request_is_refused_and_moves_noth
     assert first.status == 200, first
     before = world.take()
     again = api.request("POST", arena.fill(DEPOSIT), {"amount": 700}, token=arena.token("operator"), key=key)
-    assert again.status == 200 and again.json == first.json  # a retry answers the first answer, moves nothing
+    assert first.json["replayed"] is False
+    assert again.status == 200 and again.json == {**first.json, "replayed": True}  # the first answer, moves nothing
     for body in ({"amount": 701}, {"amount": 700, "reference": "another"}):
         reply = api.request("POST", arena.fill(DEPOSIT), body, token=arena.token("operator"), key=key)
         assert_refused(reply, 422)

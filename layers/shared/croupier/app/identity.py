@@ -9,10 +9,6 @@ are the user pool groups: ``player``, ``operator``, ``dealer`` (the dealer conso
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -73,40 +69,35 @@ def from_event(event: dict[str, Any]) -> Identity:
     return from_claims(authorizer.get("claims"))
 
 
-# --- local tokens (HS256), the same claims as the Cognito ones --------------------------------
+# --- local tokens (HS256, PyJWT), the same claims as the Cognito ones ---------------------------
 
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+LOCAL_ALGORITHM = "HS256"
+LOCAL_ISSUER = "croupier-local"
 
 
 def issue_local_token(secret: str, subject: str, role: str, account_kind: str = "real", ttl: int = 86400,
                       table: str | None = None) -> str:
-    header = {"alg": "HS256", "typ": "JWT"}
+    """A token the local API accepts: signed with the local key (HS256), with the Cognito claims
+    the handlers read (``sub``, ``cognito:groups``, ``custom:account_kind``, ``custom:table``)."""
+    import jwt  # the local stack's dependency: on AWS Cognito issues and checks the tokens
+
     claims: dict[str, Any] = {"sub": subject, "cognito:groups": [role], "custom:account_kind": account_kind,
-                              "exp": int(time.time()) + ttl, "iss": "croupier-local"}
+                              "exp": int(time.time()) + ttl, "iss": LOCAL_ISSUER}
     if table:
         claims["custom:table"] = table
-    signing = f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}"
-    signature = hmac.new(secret.encode(), signing.encode(), hashlib.sha256).digest()
-    return f"{signing}.{_b64(signature)}"
+    return jwt.encode(claims, secret, algorithm=LOCAL_ALGORITHM, headers={"typ": "JWT"})
 
 
 def verify_local_token(secret: str, token: str) -> dict[str, Any]:
+    """The claims of a token signed with the local key, or :class:`Unauthorized`: only HS256 (no
+    ``none``, no other algorithm), a valid signature, a numeric ``exp`` in the future, a subject."""
+    import jwt
+
     try:
-        head, body, sig = token.split(".")
-        expected = hmac.new(secret.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest()
-        if not hmac.compare_digest(expected, _unb64(sig)):
-            raise Unauthorized("the token's signature is not valid", reason="bad-token")
-        if json.loads(_unb64(head)).get("alg") != "HS256":
-            raise Unauthorized("unsupported token algorithm", reason="bad-token")
-        claims: dict[str, Any] = json.loads(_unb64(body))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Unauthorized("the token is not a well-formed JWT", reason="bad-token") from exc
-    if int(claims.get("exp", 0)) < time.time():
-        raise Unauthorized("the token has expired", reason="expired-token")
+        claims: dict[str, Any] = jwt.decode(token, secret, algorithms=[LOCAL_ALGORITHM],
+                                            options={"require": ["exp", "sub"]})
+    except jwt.ExpiredSignatureError as exc:
+        raise Unauthorized("the token has expired", reason="expired-token") from exc
+    except jwt.InvalidTokenError as exc:
+        raise Unauthorized(f"the token is not valid: {exc}", reason="bad-token") from exc
     return claims

@@ -9,13 +9,26 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 MAX_AMOUNT = 10**12
 Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
 
+Game = Literal["deluxe-blackjack", "blackjack", "baccarat", "pok-deng"]
+BlackjackBetType = Literal["seat", "behind", "pair"]
+"""Both blackjack tables (a bet behind and a pair bet name the seat)."""
+BaccaratBetType = Literal["player", "banker", "tie", "player-pair", "banker-pair", "lucky-6", "big", "small"]
+"""Side bets (lucky-6, big, small) only where the table offers them."""
+PokDengBetType = Literal["player-1", "player-2", "player-3", "player-4", "player-5",
+                         "player-1-pair", "player-2-pair", "player-3-pair", "player-4-pair", "player-5-pair"]
+BetType = (Annotated[BlackjackBetType, Field(title="a blackjack bet type")]
+           | Annotated[BaccaratBetType, Field(title="a baccarat bet type")]
+           | Annotated[PokDengBetType, Field(title="a pok deng bet type")])
+"""Every game's bet types (the engines' own lists: a unit test keeps them the same); the table's
+game decides which of them it takes (another game's type is refused as ``unknown-bet-type``)."""
+
 
 class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class CreateTable(_In):
-    game: Literal["deluxe-blackjack", "blackjack", "baccarat", "pok-deng"]
+    game: Game
     reader_id: StrictStr = Id
     table_id: StrictStr | None = Field(default=None, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
     name: StrictStr | None = Field(default=None, max_length=80)
@@ -28,7 +41,7 @@ class ConfigureTable(_In):
 
 
 class BetIn(_In):
-    type: StrictStr = Field(min_length=1, max_length=32)
+    type: BetType = Field(description="the bet's type: the table's game says which it takes")
     amount: StrictInt = Field(gt=0, le=MAX_AMOUNT, description="minor units")
     seat: StrictInt | None = Field(default=None, ge=1, le=7)
     mode: Literal["commission", "no-commission"] | None = None

@@ -14,12 +14,18 @@ from .identity import Identity
 STAFF = ("operator", "dealer", "supervisor")
 
 
+FINANCE = ("operator", "supervisor")
+"""Who sees a round's house result."""
+
+
 def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
-    """A table as the caller may see it: the id of its card reader only for the staff."""
+    """A table as the caller may see it: the id of its card reader only for the staff; who sits
+    where for the staff, and to a player only their own seat (the others show as taken)."""
     shoe = item.get("shoe") or None
     return {
         "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
-        **({"reader_id": item.get("reader_id")} if who.role in STAFF else {}), "seats": item.get("seats") or {},
+        **({"reader_id": item.get("reader_id")} if who.role in STAFF else {}),
+        "seats": {number: seat_view(seat, who) for number, seat in (item.get("seats") or {}).items()},
         "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
                                                                    "last_round", "cards_drawn", "burn_remaining")},
         "round_id": item.get("round_id"), "round_status": item.get("round_status"),
@@ -27,13 +33,26 @@ def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
     }
 
 
+def seat_view(seat: dict[str, Any], who: Identity) -> dict[str, Any]:
+    yours = who.role == "player" and seat.get("player") == who.subject
+    if who.role in STAFF:
+        return {"yours": False, **{k: seat[k] for k in ("player", "account_kind", "grace") if k in seat}}
+    return {"yours": True, "player": who.subject} if yours else {"yours": False}
+
+
+SUMMARY = ("round_id", "table_id", "game", "round_in_shoe", "status", "paused", "pause_reason", "void_reason",
+           "last_round", "created_at", "closes_at")
+
+
 def round_summary(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: item.get(k) for k in ("round_id", "table_id", "game", "round_in_shoe", "status", "paused",
-                                      "pause_reason", "void_reason", "last_round", "created_at", "closes_at",
-                                      "house_result")}
+    return {k: item.get(k) for k in SUMMARY}
 
 
 def round_view(round_id: str, who: Identity) -> dict[str, Any]:
+    """A round as the caller may see it: hidden cards hidden for everyone; a player sees every
+    seated hand (as at the table) but of the seats and bets behind only their own ids, their own
+    bets, and of a window only their own bets in it; the house's result only for operators and
+    supervisors."""
     item = store.get(store.game_table(), store.round_key(round_id))
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
@@ -42,18 +61,49 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     finished = item["status"] in ("settling", "settled")  # the dealer has played: every card is face up
     if item["status"] not in ("betting", "closing"):
         engine = rebuild(item)
-        out["hands"] = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
+        hands = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
         expected = engine.expected
-        out["expected"] = {"kind": expected.kind, **{k: v for k, v in vars_of(expected).items() if k != "legal"}}
+        shown = {"kind": expected.kind, **{k: v for k, v in vars_of(expected).items() if k != "legal"}}
         if hasattr(expected, "legal"):
-            out["expected"]["legal"] = sorted(expected.legal)
+            shown["legal"] = sorted(expected.legal)
+        if who.role == "player":
+            own = {b["bet_id"] for b in player_bets(item, who.subject)}
+            hands = _players_hands(hands, who.subject, own)
+            shown = _own_window(shown, own)
+        out["hands"] = hands
+        out["expected"] = shown
     if item.get("settlement") and finished:
         out["result"] = item["settlement"].get("hands")
     if who.role in STAFF:  # the dealer's console shows the decisions and window closes as they happen
         out["actions"] = [event for event in item.get("events", []) if "card" not in event]
     if item.get("blocked") and who.role in STAFF:
         out["blocked"] = item["blocked"]  # the card that paused the round, waiting for the supervisor's word
+    if who.role in FINANCE:
+        out["house_result"] = item.get("house_result")
     out["bets"] = player_bets(item, who.subject) if who.role == "player" else []
+    return out
+
+
+def _own_window(expected: dict[str, Any], own: set[str]) -> dict[str, Any]:
+    if "bets" not in expected:
+        return expected
+    return {**expected, "bets": [bet for bet in expected["bets"] if bet in own]}
+
+
+def _players_hands(hands: dict[str, Any], player: str, own: set[str]) -> dict[str, Any]:
+    """A blackjack view as a player at the table sees it: every seat's hands and whether it is
+    insured, but a seat's player and bet id only at their own seat, and only their own bets behind."""
+    if "seats" not in hands:
+        return hands
+    seats = {}
+    for number, seat in hands["seats"].items():
+        mine = seat.get("player") == player
+        seats[number] = {**({"player": seat["player"], "bet": seat["bet"]} if mine else {}),
+                         "hands": seat["hands"], "insured": seat["insured"],
+                         "behind": [b for b in seat.get("behind", []) if b.get("bet") in own]}
+    out = {**hands, "seats": seats}
+    if isinstance(hands.get("expected"), dict):
+        out["expected"] = _own_window(hands["expected"], own)
     return out
 
 
@@ -139,11 +189,11 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
                 entry["balance_after"] = int(marker["balance_after"])
         bets.append(entry)
         if item["round_id"] not in rounds:
-            rounds[item["round_id"]] = _round_record(item["round_id"])
+            rounds[item["round_id"]] = _round_record(item["round_id"], player)
     return {"bets": bets, "rounds": rounds, "cursor": _encode(page.get("LastEvaluatedKey"))}
 
 
-def _round_record(round_id: str) -> dict[str, Any]:
+def _round_record(round_id: str, player: str) -> dict[str, Any]:
     rnd = store.get(store.game_table(), store.round_key(round_id), consistent=False)
     if rnd is None:
         return {}
@@ -151,10 +201,19 @@ def _round_record(round_id: str) -> dict[str, Any]:
                            "created_at": rnd.get("created_at")}
     if rnd["status"] == "settled":
         out["hands"] = (rnd.get("settlement") or {}).get("hands")
-        out["decisions"] = [e["action"] for e in rnd.get("events", []) if "action" in e]
+        out["decisions"] = [_decision_seen(e["action"], player) for e in rnd.get("events", []) if "action" in e]
     elif rnd["status"] == "voided":
         out["void_reason"] = rnd.get("void_reason")
     return out
+
+
+def _decision_seen(action: dict[str, Any], player: str) -> dict[str, Any]:
+    """A decision in a player's bet record: another player's answer behind a seat names nobody."""
+    return {k: v for k, v in action.items() if k != "player" or v == player}
+
+
+LEDGER_FIELDS = ("amount", "balance_before", "balance_after", "kind", "at", "round_id", "bet_id", "table_id",
+                 "action", "reference")
 
 
 def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
@@ -163,7 +222,7 @@ def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
         KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False, Limit=entries,
         ExpressionAttributeValues={":p": f"WALLET#{player}", ":l": "LEDGER#"}).get("Items", []))
     return {"player": player, "balance": int(item["balance"]) if item else 0,
-            "ledger": [{k: v for k, v in store.plain(e).items() if k not in ("pk", "sk")} for e in ledger]}
+            "ledger": [{k: v for k, v in store.plain(e).items() if k in LEDGER_FIELDS} for e in ledger]}
 
 
 def move(player: str, amount: int, kind: str, key: str, reference: str | None) -> dict[str, Any]:
@@ -173,4 +232,4 @@ def move(player: str, amount: int, kind: str, key: str, reference: str | None) -
         raise Funds(f"cannot withdraw {exc.needed}: the balance is {exc.balance}") from exc
     except store.Conflict as exc:  # it kept losing its race with other movements of this wallet: nothing moved
         raise StateConflict(f"the wallet of {player} is busy; try again", reason="busy") from exc
-    return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"])}
+    return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"]), "replayed": False}

@@ -31,10 +31,9 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from . import motopatch
 from . import template as tpl
@@ -100,12 +99,28 @@ class Route:
     function: str
     public: bool
 
+    def params_of(self, segments: list[str]) -> dict[str, str] | None:
+        """The path parameters if the (decoded) path segments fit this route's template, else None."""
+        parts = self.template.strip("/").split("/")
+        if len(parts) != len(segments):
+            return None
+        params: dict[str, str] = {}
+        for part, segment in zip(parts, segments, strict=True):
+            if part.startswith("{") and part.endswith("}"):
+                if not segment:
+                    return None
+                params[part[1:-1]] = segment
+            elif part != segment:
+                return None
+        return params
+
 
 class LocalStack:
     """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
-                 ws_port: int = 0, manage_port: int = 0, jwt_secret: str = "croupier-local-signing-key") -> None:
+                 ws_port: int = 0, manage_port: int = 0,
+                 jwt_secret: str = "croupier-local-signing-key-for-hs256") -> None:
         self.root = root
         self.stage = stage
         self.api_port = api_port or free_port()
@@ -123,6 +138,8 @@ class LocalStack:
         from .screens import LocalScreens
 
         self.screens = LocalScreens(ws_port, manage_port)
+        self.parameters: dict[str, Any] = {}
+        self.cors_origin = "*"
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -250,6 +267,7 @@ class LocalStack:
 
         template = tpl.load(self.root / "template.yaml")
         res = tpl.Resolver(template, {"Stage": self.stage}, REGION, ACCOUNT)
+        self.parameters = dict(res.params)
         resources: dict[str, Any] = template["Resources"]
         ddb, sqs = boto3.client("dynamodb"), boto3.client("sqs")
         events, lam = boto3.client("events"), boto3.client("lambda")
@@ -365,92 +383,45 @@ class LocalStack:
         public = props.get("Auth", {}).get("Authorizer") == "NONE"
         self.routes.append(Route(props["Method"].upper(), path, re.compile(regex), function, public))
 
-    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+    def match(self, method: str, segments: list[str]) -> tuple[Route, dict[str, str]] | None:
+        """The route of a request whose path is ``segments`` (percent-decoded one by one, as API
+        Gateway matches them: an encoded ``/`` stays inside its segment), and its path parameters."""
         for route in self.routes:
-            found = route.pattern.match(path)
-            if found and route.method == method:
-                return route, found.groupdict()
+            params = route.params_of(segments)
+            if params is not None and route.method == method:
+                return route, params
         return None
 
+    def methods_at(self, segments: list[str]) -> list[str]:
+        """The methods the template defines on this path (what a CORS preflight allows)."""
+        return sorted({route.method for route in self.routes if route.params_of(segments) is not None})
+
     def _start_api(self) -> None:
-        server = ThreadingHTTPServer(("127.0.0.1", self.api_port), _api_handler(self))
-        server.daemon_threads = True
+        from .gateway import serve
+
+        self.cors_origin = str(self.parameters.get("CorsAllowedOrigin") or "*")
+        server = serve(self, "127.0.0.1", self.api_port)
         thread = threading.Thread(target=server.serve_forever, name="croupier-local-api", daemon=True)
         thread.start()
         self._servers.append(server)
 
-    def proxy_event(self, route: Route, params: dict[str, str], method: str, url: str,
+    def proxy_event(self, route: Route, params: dict[str, str], method: str, path: str, query: str,
                     headers: dict[str, str], body: str | None, claims: dict[str, Any] | None) -> dict[str, Any]:
-        parts = urlsplit(url)
-        query = parse_qs(parts.query)
+        """API Gateway's REST proxy event: ``path`` and the path parameters percent-decoded, the query
+        string's parameters decoded (blank values kept), the caller's claims as the Cognito
+        authorizer passes them. The API is served at the root, as behind a custom domain: the
+        request context's path carries no stage."""
+        query_values = parse_qs(query, keep_blank_values=True)
         return {
-            "resource": route.template, "path": parts.path, "httpMethod": method,
+            "resource": route.template, "path": path, "httpMethod": method,
             "headers": headers, "multiValueHeaders": {k: [v] for k, v in headers.items()},
-            "queryStringParameters": {k: v[-1] for k, v in query.items()} or None,
-            "multiValueQueryStringParameters": query or None,
+            "queryStringParameters": {k: v[-1] for k, v in query_values.items()} or None,
+            "multiValueQueryStringParameters": query_values or None,
             "pathParameters": params or None, "stageVariables": None,
             "requestContext": {"resourcePath": route.template, "httpMethod": method, "stage": self.stage,
-                               "path": f"/{self.stage}{parts.path}", "requestId": str(uuid.uuid4()),
+                               "path": path, "requestId": str(uuid.uuid4()),
                                "accountId": ACCOUNT, "apiId": "local",
                                "identity": {"sourceIp": "127.0.0.1"},
                                "authorizer": {"claims": claims} if claims else None},
             "body": body, "isBase64Encoded": False,
         }
-
-
-def _api_handler(stack: LocalStack) -> type[BaseHTTPRequestHandler]:
-    from ..app.errors import AppError
-    from ..app.identity import verify_local_token
-
-    class ApiHandler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def _answer(self, status: int, body: str | bytes, headers: dict[str, str] | None = None) -> None:
-            data = body.encode() if isinstance(body, str) else body
-            self.send_response(status)
-            for key, value in (headers or {"Content-Type": "application/json"}).items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _handle(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length).decode("utf-8", errors="replace") if length else None
-            path = urlsplit(self.path).path
-            found = stack.match(self.command, path)
-            if found is None:
-                self._answer(404 if not any(r.pattern.match(path) for r in stack.routes) else 405,
-                             json.dumps({"message": "Missing Authentication Token"}))
-                return
-            route, params = found
-            claims = None
-            if not route.public:
-                auth = self.headers.get("Authorization", "")
-                if not auth.startswith("Bearer "):
-                    self._answer(401, json.dumps({"message": "Unauthorized"}))
-                    return
-                try:
-                    claims = verify_local_token(stack.jwt_secret, auth[7:].strip())
-                except AppError:
-                    self._answer(401, json.dumps({"message": "Unauthorized"}))
-                    return
-            headers = {k: v for k, v in self.headers.items()}
-            event = stack.proxy_event(route, params, self.command, self.path, headers, body, claims)
-            try:
-                result = stack.invoke(route.function, event)
-            except Exception as exc:
-                self._answer(502, json.dumps({"message": "Internal server error", "detail": type(exc).__name__}))
-                return
-            out_headers = dict(result.get("headers") or {})
-            for key, values in (result.get("multiValueHeaders") or {}).items():
-                out_headers[key] = values[-1]
-            out_headers.setdefault("Content-Type", "application/json")
-            self._answer(int(result.get("statusCode", 200)), result.get("body") or "", out_headers)
-
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
-
-    return ApiHandler
