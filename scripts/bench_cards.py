@@ -95,19 +95,26 @@ class Instruments:
         stack.handlers[name] = dealing
 
 
+def quiet_demo(stack: Any) -> Any:
+    """The demo's players and tables, funded, printing nothing, with a short countdown."""
+    from croupier.local.demo import Demo
+
+    demo = Demo(stack, out=lambda line: None, timers={"countdown": 3, "decision": 10, "follow": 2,
+                                                      "insurance": 2, "pause_void": 60})
+    demo.fund()
+    return demo
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=8, help="rounds per table (default 8)")
     args = parser.parse_args(argv)
     from croupier.app import store
-    from croupier.local.demo import Demo
     from croupier.local.stack import LocalStack
 
     with LocalStack(ROOT) as stack:
         instruments = Instruments(stack)
-        demo = Demo(stack, out=lambda line: None, timers={"countdown": 3, "decision": 10, "follow": 2,
-                                                          "insurance": 2, "pause_void": 60})
-        demo.fund()
+        demo = quiet_demo(stack)
         tables = [("baccarat", {"ana": [{"type": "banker", "amount": 500}]}, 0),
                   ("pok-deng", {"dev": [{"type": "player-1", "amount": 500}]}, 1),
                   ("blackjack", {"eli": [{"type": "seat", "seat": 3, "amount": 1000}]}, 0)]

@@ -64,6 +64,31 @@ def cards(opts: Options) -> Iterable[Figure]:
                  higher_is_better=False, note=note)
 
 
+def screens(opts: Options) -> Iterable[Figure]:
+    import bench_screens
+
+    if not opts.wants("screens"):
+        return
+    out = bench_screens.main(["--rounds", "2" if opts.quick else "4"])
+    note = "scripts/bench_screens.py"
+    for phase, measured in out["phases"].items():
+        key = "watched" if measured["watchers"] else "alone"
+        yield Figure(f"screens.{key}.game_invocations", f"{phase}: game invocations per round",
+                     measured["game_invocations_per_round"], "calls", higher_is_better=False, note=note)
+        yield Figure(f"screens.{key}.round_s", f"{phase}: round open to settled (median)",
+                     measured["round_wall_s_median"], "s", higher_is_better=False, note=note)
+        yield Figure(f"screens.{key}.scan_to_applied_ms", f"{phase}: scan to applied (median)",
+                     measured["scan_to_applied_ms_median"], "ms", higher_is_better=False, note=note)
+        if measured["settled_to_last_watcher_ms"] is not None:
+            yield Figure(f"screens.{key}.settled_to_last_watcher_ms", f"{phase}: settled to the last watcher",
+                         measured["settled_to_last_watcher_ms"], "ms", higher_is_better=False, note=note)
+    cost = out["aws_per_round_per_1000"]
+    yield Figure("screens.aws_push_usd", "AWS, per round per 1,000 watchers: push", cost["push_usd"], "USD",
+                 higher_is_better=False, note=note)
+    yield Figure("screens.aws_polling_usd", "AWS, per round per 1,000 watchers: polling once a second",
+                 cost["polling_usd"], "USD", higher_is_better=False, note=note)
+
+
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 

@@ -45,6 +45,8 @@ STEPS = [  # every sample event, in an order that sets up what the later ones ne
     ("round", "round-close-window"), ("round", "round-decision-timeout"), ("round", "round-register-wait"),
     ("tables", "tables-pause"), ("round", "round-fault"), ("settlement", "settlement-settle-shard"),
     ("settlement", "settlement-refund-shard"), ("settlement", "settlement-finish"),
+    ("connections", "connections-connect"), ("connections", "connections-subscribe"),
+    ("connections", "connections-disconnect"), ("live", "live-table-changed"), ("push", "push-deliver"),
 ]
 
 
@@ -104,7 +106,7 @@ def test_the_layer_recipe_builds_for_the_template_runtime_and_architecture() -> 
     makefile = (ROOT / "layers" / "shared" / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^LAYER_ARCH \?= arm64$", makefile, re.MULTILINE)  # what deploys unless told otherwise
     wanted = {re.split(r"[<>=\[]", r)[0] for r in build_layer.requirements()}
-    assert wanted == {"pydantic", "boto3", "aws-lambda-powertools", "pydantic-settings", "tenacity"}
+    assert wanted == {"pydantic", "boto3", "aws-lambda-powertools", "pydantic-settings", "tenacity", "pyjwt"}
 
 
 def _so_machine(path: Path) -> int:
@@ -118,7 +120,7 @@ def test_the_deployable_build_holds_every_dependency_and_nothing_of_the_local_st
     site = arm64_build / "SharedLayer" / "python"
     names = {p.name for p in site.iterdir()}
     assert {"croupier", "pydantic", "pydantic_core", "aws_lambda_powertools", "aws_xray_sdk", "pydantic_settings",
-            "dotenv", "tenacity", "boto3", "botocore"} <= names
+            "dotenv", "tenacity", "boto3", "botocore", "jwt"} <= names
     assert not names & {"moto", "flask", "flask_cors", "yaml", "werkzeug", "pytest", "samcli", "bin"}
     assert not (site / "croupier" / "local").exists()
     assert (site / "croupier" / "app" / "api.py").is_file() and (site / "croupier" / "games").is_dir()
@@ -184,14 +186,17 @@ def test_every_built_function_imports_and_answers_under_the_runtimes_python(
         if outcome["function"] in HTTP:
             assert 200 <= outcome["result"]["statusCode"] < 500, outcome
             assert outcome["result"]["statusCode"] < 400 or outcome["body"]["error"]["reason"], outcome
-        elif outcome["function"] == "dealing":
+        elif outcome["function"] in ("dealing", "live", "push"):
             assert outcome["result"] == {"batchItemFailures": []}, outcome
+        elif outcome["function"] == "connections":
+            assert outcome["result"]["statusCode"] in (200, 401), outcome
     by_event = {o["event"]: o for o in outcomes}
     assert by_event["tables-start-round.json"]["result"]["statusCode"] == 201, by_event["tables-start-round.json"]
     assert report["round_id"] and report["round_id"].startswith("dlx-1-shoe-2026-11-29-a-")
     assert by_event["query-round.json"]["body"]["round_id"] == report["round_id"]
     assert by_event["bets-place.json"]["result"]["statusCode"] == 200, by_event["bets-place.json"]
     assert by_event["round-close-betting.json"]["kind"] == "answer", by_event["round-close-betting.json"]
+    assert by_event["connections-connect.json"]["result"]["statusCode"] == 401  # the sample's token is no local token
     imports = {o["function"]: o["loaded"]["import_seconds"] for o in outcomes if "loaded" in o}
     assert set(imports) == set(FUNCTIONS)
     print(f"\n{len(outcomes)} sample events through the built functions in {seconds:.1f} s under Python "

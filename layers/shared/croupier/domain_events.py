@@ -153,23 +153,23 @@ class ShoeClosed(_Event):
 
 class SeatsChanged(_Event):
     type: Literal["seats-changed"] = "seats-changed"
-    seats: dict[str, str] = Field(description="seat -> the player sitting there")
+    seats: list[int] = Field(description="the seats taken")
+    players: dict[str, str] | None = Field(default=None, description="staff only: seat -> the player sitting there")
 
 
-class BetPlaced(_Event):
+class _BetEvent(_Event):
+    audience: Audience = "player"
+    player: str
+    round_id: str
+    bet: dict[str, Any] = Field(description="the player's bet: id, type, seat, mode, amount, status, result")
+
+
+class BetPlaced(_BetEvent):
     type: Literal["bet-placed"] = "bet-placed"
-    audience: Audience = "player"
-    player: str
-    round_id: str
-    bet: dict[str, Any]
 
 
-class BetSettled(_Event):
+class BetSettled(_BetEvent):
     type: Literal["bet-settled"] = "bet-settled"
-    audience: Audience = "player"
-    player: str
-    round_id: str
-    bet: dict[str, Any]
 
 
 class DeviceEvent(_Event):

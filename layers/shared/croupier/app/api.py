@@ -51,6 +51,7 @@ from .responses import (
     TableLog,
     TableRounds,
     TableSummary,
+    TableView,
     WalletView,
     out,
 )

@@ -193,9 +193,10 @@ def _table_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
             out.append({"type": "shoe-ready", **base, "shoe_id": after["shoe_id"]})
         elif after["phase"] == "closed":
             out.append({"type": "shoe-closed", **base, "shoe_id": after["shoe_id"]})
-    seats = {seat: str(state.get("player")) for seat, state in (new.get("seats") or {}).items()}
-    if seats != {seat: str(state.get("player")) for seat, state in ((old or {}).get("seats") or {}).items()}:
-        out.append({"type": "seats-changed", **base, "seats": seats})
+    players = {seat: str(state.get("player")) for seat, state in (new.get("seats") or {}).items()}
+    if players != {seat: str(state.get("player")) for seat, state in ((old or {}).get("seats") or {}).items()}:
+        out.append({"type": "seats-changed", **base, "seats": sorted(int(seat) for seat in players),
+                    "players": players, "staff_fields": ["players"]})  # who sits where: staff only
     return out
 
 

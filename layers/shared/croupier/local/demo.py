@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             wallet = client.get(f"/wallets/{client.subject}")
             print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
         players.close_screens()
-        calls = stack.invocations
+        calls = stack.invocation_counts()
         print(f"\nLambda invocations: {sum(calls.values())} ("
               + ", ".join(f"{name.rsplit('-', 1)[-1]} {n}" for name, n in sorted(calls.items(), key=lambda kv: -kv[1]))
               + f"); pushed {stack.screens.sent} messages to the screens; wall time {time.monotonic() - started:.1f} s")

@@ -352,7 +352,11 @@ class LocalStack:
             self.handlers[props["FunctionName"]] = self._load_handler(logical, props["CodeUri"], props["Handler"])
             self.function_names[logical] = props["FunctionName"]
             for event in props.get("Events", {}).values():
-                if event["Type"] == "SQS":
+                if event["Type"] == "SQS" and self._pushes(event["Properties"]["Queue"], env):
+                    self.screens.consume(props["FunctionName"], self.root / props["CodeUri"] / "app.py",
+                                         props["Handler"], fn_env, env["PUSH_QUEUE_URL"],
+                                         int(event["Properties"].get("BatchSize", 10)))
+                elif event["Type"] == "SQS":
                     lam.create_event_source_mapping(EventSourceArn=event["Properties"]["Queue"],
                                                     FunctionName=props["FunctionName"],
                                                     BatchSize=int(event["Properties"].get("BatchSize", 10)))
@@ -375,6 +379,19 @@ class LocalStack:
         self.outputs.update(game_table=os.environ.get("GAME_TABLE"), wallet_table=os.environ.get("WALLET_TABLE"))
 
         self.screens.configure(template, res, self)
+
+    @staticmethod
+    def _pushes(queue_arn: str, env: dict[str, str]) -> bool:
+        """Is this the push queue? Its consumer runs in the screens' process (croupier.local.screens)."""
+        queue = env.get("PUSH_QUEUE_URL") or ""
+        return bool(queue) and queue.rsplit("/", 1)[1] == queue_arn.rsplit(":", 1)[1]
+
+    def invocation_counts(self) -> Counter[str]:
+        """Lambda invocations per function so far, the push function's (in the screens' process) included."""
+        counts = Counter(self.invocations)
+        if self.screens.push:
+            counts[self.screens.push["function"]] += int(self.screens.stats()["push_invocations"])
+        return counts
 
     # --- the HTTP API ------------------------------------------------------------------------
     def _add_route(self, props: dict[str, Any], function: str) -> None:
