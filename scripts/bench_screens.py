@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
 import sys
 import time
@@ -53,6 +54,7 @@ def watch(url: str, tokens: list[str], table_id: str, ready: Any, commands: Any,
 
     from websockets.asyncio.client import connect
 
+    os.nice(15)  # the watchers' own screens are elsewhere: they take what the system leaves
     settled: dict[str, list[float]] = {}
 
     async def one(token: str, opened: asyncio.Event) -> None:

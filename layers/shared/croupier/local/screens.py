@@ -372,6 +372,9 @@ def _consume(server: ScreensServer, push: dict[str, Any]) -> None:
 
 
 def _serve(config: dict[str, Any]) -> None:
+    # the game's process comes first for the machine's cores: on AWS the pushes are other
+    # functions on other machines, here they take what the game leaves
+    os.nice(10)
     server = ScreensServer(config["port"], config["manage_port"], config["routes"], config["selection"],
                            _lambda_invoker())
     server.start()
