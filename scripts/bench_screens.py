@@ -162,19 +162,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             child.join(30)
         demo.close_screens()
     out = {"rounds_per_phase": args.rounds, "phases": phases,
-           "aws_per_round_per_1000": cost(phases[f"{args.watchers} watchers"], args.watchers, walls)}
+           "aws_per_round_per_1000": cost(phases[f"{args.watchers} watchers"], args.watchers,
+                                          phases["no watchers"]["round_wall_s_median"])}
     report(out)
     return out
 
 
-def cost(measured: dict[str, Any], watchers: int, walls: list[float]) -> dict[str, float]:
+def cost(measured: dict[str, Any], watchers: int, seconds: float) -> dict[str, float]:
     """USD per round for 1,000 watchers on AWS: push (from the counts measured) against polling
-    once a second for the length of the round."""
+    once a second for the length of a round (``seconds``: the round's length with no watchers)."""
     scale = 1000 / max(1, watchers)
     messages = measured["messages_per_round"] * scale
     push_calls = measured["screen_invocations_per_round"]["push"]
     live_calls = measured["screen_invocations_per_round"]["live"]
-    seconds = statistics.median(walls)
     push = (messages * PRICES["websocket_message"]
             + (push_calls + live_calls) * PRICES["lambda_request"]
             + push_calls * 1.0 * MEMORY_GB * PRICES["lambda_gb_second_arm"]  # ~1 s to post a slot's screens

@@ -18,8 +18,8 @@ turn), ``unsupported_method`` (an undocumented method answers 404 no-route, as A
 missing-route answer does, not 405) and the stateful checks (``use_after_free``,
 ``ensure_resource_availability``: no stateful run).
 
-A run generates ``CROUPIER_SCHEMATHESIS_EXAMPLES`` (default 40) times two modes times the 18
-operations requests (1,440), drawn among all of them; ``CROUPIER_SCHEMATHESIS_SECONDS`` is a run's
+A run generates ``CROUPIER_SCHEMATHESIS_EXAMPLES`` (default 40) times two modes times the 20
+operations requests (1,600), drawn among all of them; ``CROUPIER_SCHEMATHESIS_SECONDS`` is a run's
 time budget (default 45: about 15 s are used here). The store audits clean after.
 """
 
@@ -124,7 +124,7 @@ def _strategy(schema: Any, target: Target) -> st.SearchStrategy[Any]:
 def test_the_api_conforms_to_its_own_document(target: Target, role: str) -> None:
     schema = schemathesis.openapi.from_dict(target.document)
     operations = len(list(schema.get_all_operations()))
-    assert operations == 18
+    assert operations == 20
     token = target.token(role)
     deadline = time.monotonic() + SECONDS
     failures: list[str] = []

@@ -13,7 +13,9 @@ ENV = {"GAME_TABLE": "dev-croupier-game", "WALLET_TABLE": "dev-croupier-wallets"
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in ("STAGE", "BET_SHARDS", "SETTLEMENT_WORKERS", "EVENT_BUS", "LOCAL_JWT_SECRET", "JWT_SECRET", *ENV):
+    for name in ("STAGE", "BET_SHARDS", "SETTLEMENT_WORKERS", "EVENT_BUS", "LOCAL_JWT_SECRET", "JWT_SECRET",
+                 "WEBSOCKET_ENDPOINT", "PUSH_QUEUE_URL", "PUSH_SLOTS", "PUSH_WORKERS", "COGNITO_ISSUER",
+                 "COGNITO_CLIENT_ID", *ENV):
         monkeypatch.delenv(name, raising=False)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
@@ -26,11 +28,21 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
     env.setenv("SETTLEMENT_WORKERS", "4")
     env.setenv("EVENT_BUS", "prod-croupier-table-events")
     env.setenv("LOCAL_JWT_SECRET", "s3cret")
+    env.setenv("WEBSOCKET_ENDPOINT", "https://abc.execute-api.us-east-1.amazonaws.com/prod")
+    env.setenv("PUSH_QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-push.fifo")
+    env.setenv("PUSH_SLOTS", "16")
+    env.setenv("PUSH_WORKERS", "32")
+    env.setenv("COGNITO_ISSUER", "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool")
+    env.setenv("COGNITO_CLIENT_ID", "")  # empty: none
     settings = Settings.from_env()
     assert settings.model_dump() == {
         "stage": "prod", "game_table": ENV["GAME_TABLE"], "wallet_table": ENV["WALLET_TABLE"],
         "idempotency_table": ENV["IDEMPOTENCY_TABLE"], "round_state_machine_arn": ENV["ROUND_STATE_MACHINE_ARN"],
-        "bet_shards": 32, "settlement_workers": 4, "event_bus": "prod-croupier-table-events", "jwt_secret": "s3cret"}
+        "bet_shards": 32, "settlement_workers": 4, "event_bus": "prod-croupier-table-events",
+        "websocket_endpoint": "https://abc.execute-api.us-east-1.amazonaws.com/prod",
+        "push_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-push.fifo",
+        "push_slots": 16, "push_workers": 32, "cognito_issuer": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool",
+        "cognito_client_id": None, "jwt_secret": "s3cret"}
 
 
 def test_defaults(env: pytest.MonkeyPatch) -> None:

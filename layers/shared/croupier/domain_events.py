@@ -26,7 +26,8 @@ class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
     v: Literal[1] = 1
     table_id: str
-    at: int = Field(description="milliseconds since the epoch")
+    at: int = Field(description="when the change was stored: ms since the epoch, to the second (the stream "
+                                "record's time)")
     audience: Audience = "public"
     staff_fields: list[str] | None = Field(
         default=None, description="fields only the staff receive: a player's screen gets the event without them")

@@ -95,7 +95,16 @@ class LocalScreens:
         if line.strip() != "ready":
             self.stop()
             raise RuntimeError(f"the local screens did not start: {line.strip() or 'no answer'}")
+        threading.Thread(target=self._relay, args=(self._process.stdout,), name="croupier-local-screens-out",
+                         daemon=True).start()
         return self
+
+    @staticmethod
+    def _relay(out: Any) -> None:
+        """The push function's log lines, printed as the stack's own functions' are (never left
+        to fill the pipe)."""
+        for line in out:
+            sys.stdout.write(line)
 
     def stop(self) -> None:
         if self._process is not None:
@@ -372,9 +381,6 @@ def _consume(server: ScreensServer, push: dict[str, Any]) -> None:
 
 
 def _serve(config: dict[str, Any]) -> None:
-    # the game's process comes first for the machine's cores: on AWS the pushes are other
-    # functions on other machines, here they take what the game leaves
-    os.nice(10)
     server = ScreensServer(config["port"], config["manage_port"], config["routes"], config["selection"],
                            _lambda_invoker())
     server.start()

@@ -39,7 +39,8 @@ def state_of(stack: LocalStack) -> dict[str, Any]:
     """What a client of the running stack needs: its endpoints, region and resources' names."""
     return {"endpoint": stack.endpoint, "api": stack.api_url, "region": "us-east-1", "stage": stack.stage,
             "game_table": stack.outputs["game_table"], "wallet_table": stack.outputs["wallet_table"],
-            "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"]}
+            "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"],
+            "websocket": stack.screens.url}
 
 
 def tokens(secret: str, table: str = "bac-1", players: tuple[str, str] = ("alice", "bob")) -> dict[str, str]:
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     shown = path.name if path.parent == root else str(path)
     print(f"Croupier local stack is running.\n  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
           f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI, region us-east-1)\n"
+          f"  Screens  {stack.screens.url}  (the WebSocket API: connect with ?token=..., then send "
+          '{"action": "subscribe", "tables": ["bac-1"]})\n'
           f"  state    {shown} (read by `croupier audit`, `croupier device`, `croupier invoke`)\n\n"
           "Tokens (valid 24 h), for your shell:")
     print(f"  export API={stack.api_url}")
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
           f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
           "croupier.dealer-console.TABLE)\n"
           "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
+          f"A screen of the table, as alice: .venv/bin/python -m websockets \"{stack.screens.url}/?token=$ALICE\" "
+          "(then type the subscribe message above)\n"
           "Press Ctrl-C to stop.", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
