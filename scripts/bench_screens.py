@@ -8,6 +8,12 @@ settled its ``round-settled`` event reached the watchers (median and the last of
 invocations of a round's game must not grow with its watchers; the push's grow with the number
 of slots that have watchers (``PUSH_SLOTS``), not with the watchers.
 
+On AWS the game's functions, the push functions and the watchers' own screens run on different
+machines. Here they share this machine's cores, so the game's process (and moto with it) is pinned
+to one core, and the screens' process (the WebSocket API and the push function) with the watchers
+to the others, in both phases alike: what the watchers cost the game is what reaches its core (the
+push function's calls to DynamoDB and SQS, answered by moto in the game's process).
+
 The cost per round per 1,000 watchers on AWS is estimated from the counts measured here, at the
 prices stated in :data:`PRICES`, next to what the same watchers would cost polling
 ``GET /rounds/{id}`` once a second.
@@ -54,7 +60,6 @@ def watch(url: str, tokens: list[str], table_id: str, ready: Any, commands: Any,
 
     from websockets.asyncio.client import connect
 
-    os.nice(15)  # the watchers' own screens are elsewhere: they take what the system leaves
     settled: dict[str, list[float]] = {}
 
     async def one(token: str, opened: asyncio.Event) -> None:
@@ -93,13 +98,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--rounds", type=int, default=4, help="rounds per phase (default 4)")
     parser.add_argument("--watchers", type=int, default=1000, help="idle watchers of the second phase")
     args = parser.parse_args(argv)
+    before = os.sched_getaffinity(0)
+    cores = list(range(os.cpu_count() or 1))
+    game_core, screens_cores = ({cores[0]}, set(cores[1:])) if len(cores) > 1 else (set(cores), set(cores))
+    os.sched_setaffinity(0, game_core)  # the game (and moto) on one core ...
+    try:
+        return _measure(args, game_core, screens_cores)
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[int]) -> dict[str, Any]:
     from bench_cards import Instruments, percentile, quiet_demo
 
     from croupier.app import store
     from croupier.local.client import Client
     from croupier.local.stack import LocalStack
 
-    with LocalStack(ROOT) as stack:
+    with LocalStack(ROOT, separate_screens=True) as stack:
+        process = stack.screens._process
+        if process is not None:  # ... the screens and their pushes on the others: on AWS they run elsewhere
+            os.sched_setaffinity(process.pid, screens_cores)
         instruments = Instruments(stack)
         demo = quiet_demo(stack)
         table = demo.open_table("bench-screens", "baccarat", 21, cut_at=400)
@@ -117,6 +136,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 child = spawn.Process(target=watch, args=(stack.screens.url, tokens, table.table_id, ready,
                                                                     commands, results), daemon=True)
                 child.start()
+                if child.pid is not None:
+                    os.sched_setaffinity(child.pid, screens_cores)
                 ready.wait(600)
             connect_s = time.perf_counter() - started
             before = stack.invocation_counts()
@@ -161,7 +182,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             commands.put("stop")
             child.join(30)
         demo.close_screens()
-    out = {"rounds_per_phase": args.rounds, "phases": phases,
+    out = {"rounds_per_phase": args.rounds, "phases": phases, "cores": {"game": sorted(game_core),
+                                                                      "screens": sorted(screens_cores)},
            "aws_per_round_per_1000": cost(phases[f"{args.watchers} watchers"], args.watchers,
                                           phases["no watchers"]["round_wall_s_median"])}
     report(out)
@@ -190,7 +212,8 @@ def cost(measured: dict[str, Any], watchers: int, seconds: float) -> dict[str, f
 
 
 def report(out: dict[str, Any]) -> None:
-    print(f"\nScreens: a Baccarat table, {out['rounds_per_phase']} rounds per phase (local stack)")
+    print(f"\nScreens: a Baccarat table, {out['rounds_per_phase']} rounds per phase (local stack; the game on core "
+          f"{out['cores']['game']}, the screens and the watchers on {out['cores']['screens']})")
     for name, p in out["phases"].items():
         screens = ", ".join(f"{k} {v:.1f}" for k, v in p["screen_invocations_per_round"].items())
         print(f"  {name:>15}: game invocations per round {p['game_invocations_per_round']:.1f}; screens {screens}; "

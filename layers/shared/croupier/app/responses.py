@@ -244,14 +244,17 @@ class PokDengView(_Out):
 
 
 class BetResult(_Open):
-    """A settled bet, as the engine settled it (its other fields depend on the game)."""
+    """A settled bet, as the engine settled it (its other fields depend on the game); a refunded
+    one (its round voided): outcome ``refund``, net 0, what was paid back and why."""
 
-    id: str
+    id: str | None = Field(default=None, description="the bet's id (settled bets)")
     outcome: str
     net: int = Field(description="minor units, what was won (positive) or lost")
-    staked: int
+    staked: int | None = Field(default=None, description="settled bets: what was at stake")
     paid: int
-    exact_net: str = Field(description="the exact net, a fraction, before rounding down")
+    exact_net: str | None = Field(default=None, description="settled bets: the exact net, a fraction, before "
+                                                            "rounding down")
+    reason: str | None = Field(default=None, description="refunded bets: why")
 
 
 class OwnBet(_Out):

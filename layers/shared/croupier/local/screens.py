@@ -38,10 +38,11 @@ ACCOUNT = "123456789012"
 
 
 class LocalScreens:
-    """The stack's side of the screens' process: its configuration from the template, its start
-    and stop, and what the tests and the demo ask of it (messages sent, a connection lost)."""
+    """The stack's screens: their configuration from the template, their start and stop, and what
+    the tests and the demo ask of them (messages sent, a connection lost). In the stack's process
+    by default; ``separate``: in a process of their own, with the push queue's consumer."""
 
-    def __init__(self, port: int = 0, manage_port: int = 0) -> None:
+    def __init__(self, port: int = 0, manage_port: int = 0, *, separate: bool = False) -> None:
         from .stack import free_port
 
         self.port = port or free_port()
@@ -52,6 +53,9 @@ class LocalScreens:
         self.push: dict[str, Any] | None = None
         """The push queue's consumer: function name, handler file, environment, queue URL, batch size."""
         self._process: subprocess.Popen[str] | None = None
+        self.separate = separate
+        self._stack: Any = None
+        self._server: ScreensServer | None = None
 
     @property
     def url(self) -> str:
@@ -63,6 +67,7 @@ class LocalScreens:
 
     def configure(self, template: dict[str, Any], resolver: Any, stack: Any) -> None:
         """Read the WebSocket API's routes and integrations from the template."""
+        self._stack = stack
         resources = template["Resources"]
         integrations: dict[str, str] = {}
         for logical, spec in resources.items():
@@ -85,11 +90,15 @@ class LocalScreens:
                      "environment": environment, "queue_url": queue_url, "batch_size": batch_size}
 
     def start(self) -> LocalScreens:
+        if not self.separate:
+            self._server = ScreensServer(self.port, self.manage_port, self.routes, self.selection,
+                                         self._stack.invoke).start()
+            return self
         config = {"port": self.port, "manage_port": self.manage_port, "routes": self.routes,
                   "selection": self.selection, "push": self.push}
         self._process = subprocess.Popen(
             [sys.executable, "-m", "croupier.local.screens", json.dumps(config)], stdout=subprocess.PIPE,
-            text=True, env=os.environ.copy())
+            stdin=subprocess.PIPE, text=True, env=os.environ.copy())  # its stdin closes when this process ends
         assert self._process.stdout is not None
         line = self._process.stdout.readline()
         if line.strip() != "ready":
@@ -107,6 +116,9 @@ class LocalScreens:
             sys.stdout.write(line)
 
     def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
         if self._process is not None:
             self._process.terminate()
             try:
@@ -387,7 +399,8 @@ def _serve(config: dict[str, Any]) -> None:
     if config.get("push"):
         _consume(server, config["push"])
     print("ready", flush=True)
-    threading.Event().wait()  # until the stack stops this process
+    sys.stdin.read()  # until the stack stops this process, or ends without stopping it
+    os._exit(0)
 
 if __name__ == "__main__":
     _serve(json.loads(sys.argv[1]))

@@ -119,7 +119,7 @@ class LocalStack:
     """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
-                 ws_port: int = 0, manage_port: int = 0,
+                 ws_port: int = 0, manage_port: int = 0, separate_screens: bool = False,
                  jwt_secret: str = "croupier-local-signing-key-for-hs256") -> None:
         self.root = root
         self.stage = stage
@@ -137,7 +137,7 @@ class LocalStack:
         self._resolving = threading.Lock()
         from .screens import LocalScreens
 
-        self.screens = LocalScreens(ws_port, manage_port)
+        self.screens = LocalScreens(ws_port, manage_port, separate=separate_screens)
         self.parameters: dict[str, Any] = {}
         self.cors_origin = "*"
 
@@ -352,7 +352,7 @@ class LocalStack:
             self.handlers[props["FunctionName"]] = self._load_handler(logical, props["CodeUri"], props["Handler"])
             self.function_names[logical] = props["FunctionName"]
             for event in props.get("Events", {}).values():
-                if event["Type"] == "SQS" and self._pushes(event["Properties"]["Queue"], env):
+                if event["Type"] == "SQS" and self.screens.separate and self._pushes(event["Properties"]["Queue"], env):
                     self.screens.consume(props["FunctionName"], self.root / props["CodeUri"] / "app.py",
                                          props["Handler"], fn_env, env["PUSH_QUEUE_URL"],
                                          int(event["Properties"].get("BatchSize", 10)))
