@@ -1109,6 +1109,12 @@ MALFORMED = [
         status=400),
     Bad("bet-record-cursor-list", "GET", "/players/{p_ana}/bets?cursor=WzFd", "ana", reason="bad-cursor", status=400),
     Bad("bet-record-cursor-too-long", "GET", "/players/{p_ana}/bets?cursor=" + "A" * 513, "ana"),
+    # a query parameter the route does not take (a misspelt one would otherwise be ignored silently)
+    Bad("bet-record-misspelt-limit", "GET", "/players/{p_ana}/bets?limt=5", "ana"),
+    Bad("lobby-unknown-parameter", "GET", "/tables?game=baccarat", "ana"),
+    Bad("table-rounds-nameless-parameter", "GET", "/tables/{betting}/rounds?=null", "ana"),
+    Bad("wallet-query-parameter", "GET", "/wallets/{p_ana}?currency=EUR", "ana"),
+    Bad("deposit-query-parameter", "POST", DEPOSIT + "?amount=100", "operator", {"amount": 100}),
     Bad("table-unknown", "GET", "/tables/no-such-table", "ana", reason="no-table", status=404),
     Bad("round-unknown", "GET", "/rounds/no-such-round", "ana", reason="no-round", status=404),
     Bad("round-id-too-long", "GET", "/rounds/" + "r" * 97, "ana"),

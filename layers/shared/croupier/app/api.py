@@ -107,9 +107,23 @@ def _json_body(text: str) -> Any:
 
 
 class _JsonBodies(OpenAPIRequestValidationMiddleware):
-    """Powertools' request validation, reading a request body as JSON only. Powertools parses a form
-    too (what curl -d and urllib send by default): a JSON body sent as one was refused with its form
-    fields' errors. A body of any media type but JSON is now refused as unsupported (415)."""
+    """Powertools' request validation, reading a request body as JSON only and refusing undeclared
+    query parameters. Powertools parses a form too (what curl -d and urllib send by default): a JSON
+    body sent as one was refused with its form fields' errors. A body of any media type but JSON is
+    now refused as unsupported (415)."""
+
+    def handler(self, app: Any, next_middleware: Any) -> Response[Any]:
+        """Refuses a query parameter the route does not declare (a misspelt ``limit`` or ``cursor``
+        would otherwise be ignored without a word), then validates as Powertools does."""
+        declared = {param.alias for param in app.context["_route"].dependant.query_params}
+        unknown = sorted(set(app.current_event.resolved_query_string_parameters or {}) - declared)
+        if unknown:
+            takes = ", ".join(sorted(declared)) or "none"
+            raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", name), "input": name,
+                                           "msg": f"not a parameter of this route (it takes: {takes})"}
+                                          for name in unknown])
+        response: Response[Any] = super().handler(app, next_middleware)
+        return response
 
     def _get_body(self, app: Any) -> dict[str, Any]:
         content_type = app.current_event.headers.get("content-type", "").strip()
