@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from croupier.app.audit import run_audit
-from croupier.local.client import Client, TableDevices
+from croupier.local.client import Client, Screen, TableDevices
 from croupier.local.dealer import DealerShoe
 from croupier.local.demo import Demo, Table
 from croupier.local.stack import LocalStack
@@ -27,6 +28,7 @@ class Harness(Demo):
         self.n = next(_counter)
         self.lines: list[str] = []
         super().__init__(stack, seed=100 + self.n, out=self.lines.append, timers=dict(TIMERS), prefix=f"t{self.n}-")
+        self._watching: list[Screen] = []
         self.fund()
 
     def table(self, base: str) -> str:
@@ -41,6 +43,20 @@ class Harness(Demo):
     def client(self, subject: str, role: str, account_kind: str = "real") -> Client:
         return Client(self.stack.api_url, self.stack.jwt_secret, subject, role, account_kind)
 
+    def watch(self, token: str, tables: list[str]) -> Screen:
+        """A screen the test opens itself, closed with the test (as the harness's own screens)."""
+        screen = Screen(self.stack.screens.url, token, tables)
+        self._watching.append(screen)
+        return screen
+
+    def close(self) -> None:
+        """Closes every screen of the test: a screen left open would keep receiving (a "*" one every
+        later table's events) and slow every test after it."""
+        self.close_screens()
+        for screen in self._watching:
+            screen.close()
+        self._watching.clear()
+
     def balance(self, name: str) -> int:
         player = self.players[name]
         return int(player.get(f"/wallets/{player.subject}")["balance"])
@@ -51,8 +67,10 @@ class Harness(Demo):
 
 
 @pytest.fixture
-def h(stack: LocalStack) -> Harness:
-    return Harness(stack)
+def h(stack: LocalStack) -> Iterator[Harness]:
+    harness = Harness(stack)
+    yield harness
+    harness.close()
 
 
 class Alerts:

@@ -112,28 +112,26 @@ class Watching:
     another table's dealer console."""
 
     def __init__(self, h: Harness, table_id: str, bettors: tuple[str, str]) -> None:
-        url = h.stack.screens.url
-        self.supervisor = Screen(url, h.supervisor.token, ["*"])
+        self.table_id = table_id
+        self.supervisor = h.watch(h.supervisor.token, ["*"])
         self.dealer = h.tables[table_id].dealer.screen
         self.bettors = {name: h.screen(h.players[name], table_id) for name in bettors}
         self.watcher = h.screen(h.players["fay"], table_id)
         other = h.console(f"{table_id}-other")
-        self.other_dealer = Screen(url, other.token, [table_id])
+        self.other_dealer = h.watch(other.token, [table_id])
         self.subjects = {name: h.players[name].subject for name in bettors}
 
-    def close(self) -> None:
-        self.supervisor.close()
-        self.other_dealer.close()
-
     def check(self, round_id: str, expected: list[str], *, roads: bool) -> None:
-        staff = of_round(until_end(self.supervisor, round_id, roads=roads), round_id)
+        # the supervisor watches every table: what it got of this one
+        staff = of_round([e for e in until_end(self.supervisor, round_id, roads=roads)
+                          if e["table_id"] == self.table_id], round_id)
         # the supervisor's story is the round as it happened, hidden cards hidden
         assert [line for line in story(staff, round_id) if not line.startswith("bet-")] == expected
         seqs_never_go_back(staff, round_id)
         prompts_come_before_what_they_announce(staff, round_id)
         # the table's dealer console gets exactly what the supervisor gets of this table
         same_events(of_round(until_end(self.dealer, round_id, roads=roads), round_id),
-                    [e for e in staff if e["table_id"] == staff[0]["table_id"]])
+                    staff)
         # each player: the public events and their own bets, nothing of anyone else's
         for name, screen in self.bettors.items():
             mine = of_round(until_end(screen, round_id, roads=roads), round_id)
@@ -167,7 +165,6 @@ def test_baccarat_each_role_sees_its_own_story(h: Harness) -> None:
     assert [s["card"] for s in scans] == ["9S", "8H", "KD", "KC"]
     pushed = next(e for e in screens.supervisor.events if e.get("round_id") == rid and e["type"] == "roads-updated")
     assert pushed["roads"] == h.players["fay"].get(f"/tables/{table.table_id}")["roads"]
-    screens.close()
     h.audit_ok()
 
 
@@ -239,7 +236,7 @@ def test_a_screen_that_reconnects_gets_the_round_as_it_is_then_what_follows(h: H
     def reconnect(round_id: str) -> None:
         first.next(lambda e: e.get("round_id") == round_id and e["type"] == "card-dealt", timeout=60)
         first.close()  # the player's phone loses the connection mid-round, and comes back
-        again = seen["screen"] = Screen(h.stack.screens.url, h.players["ana"].token, [table.table_id])
+        again = seen["screen"] = h.watch(h.players["ana"].token, [table.table_id])
         seen["snapshot"] = again.snapshots[table.table_id]
 
     final = h.round(table, {"ana": [{"type": "banker", "amount": 1000}]}, during=reconnect)
@@ -262,13 +259,13 @@ def test_a_screen_that_reconnects_gets_the_round_as_it_is_then_what_follows(h: H
         store.game_table(), KeyConditionExpression="pk = :p",
         ExpressionAttributeValues={":p": f"WATCH#{table.table_id}"})}
     assert first.connection_id not in watching and again.connection_id in watching
-    again.close()
+
 
 
 def test_a_dead_connection_is_removed_when_a_push_finds_it_gone(h: Harness) -> None:
     table = h.open_table(h.table("bac-dead"), "baccarat", 6, cut_at=300)
     alive = h.screen(h.players["ben"], table.table_id)
-    dead = Screen(h.stack.screens.url, h.players["ana"].token, [table.table_id])
+    dead = h.watch(h.players["ana"].token, [table.table_id])
     slot = push.slot_of(dead.connection_id, settings().push_slots)
 
     def count() -> int:
@@ -292,7 +289,7 @@ def test_a_pause_reaches_every_supervisor_console_at_once(h: Harness) -> None:
     table = h.open_table(h.table("dlx-p"), "deluxe-blackjack", 7, cut_at=300, scan_burn=False,
                          rules={"timers": {**TIMERS, "decision": 6}})
     h.players["ana"].call("PUT", f"/tables/{table.table_id}/seats/1")
-    consoles = [Screen(h.stack.screens.url, h.supervisor.token, ["*"]) for _ in range(3)]
+    consoles = [h.watch(h.supervisor.token, ["*"]) for _ in range(3)]
     player = h.screen(h.players["ana"], table.table_id)
     table.shoe.prepare(["TS", "7H", "9D", "KC"])
     paused: list[dict[str, Any]] = []
@@ -312,7 +309,6 @@ def test_a_pause_reaches_every_supervisor_console_at_once(h: Harness) -> None:
     assert [p["reason"] for p in paused] == ["camera feed lost"] * 3
     for console in consoles:
         console.next(lambda e: e.get("round_id") == final["round_id"] and e["type"] == "round-resumed")
-        console.close()
 
 
 def test_a_newcomer_lists_the_tables_joins_mid_shoe_and_draws_its_roads(h: Harness) -> None:
@@ -335,7 +331,7 @@ def test_a_newcomer_lists_the_tables_joins_mid_shoe_and_draws_its_roads(h: Harne
     older = newcomer.get(f"/tables/{table.table_id}/rounds?limit=2&cursor={history['cursor']}")
     rounds = [r["round_in_shoe"] for r in history["rounds"] + older["rounds"]]
     assert rounds == [3, 2, 1] and all(r["status"] == "settled" and r["result"] for r in history["rounds"])
-    screen = Screen(h.stack.screens.url, newcomer.token, [table.table_id])
+    screen = h.watch(newcomer.token, [table.table_id])
     assert screen.snapshots[table.table_id]["table"]["roads"] == mine["roads"]
     beads = mine["roads"]["bead_plate"]["entries"]
     assert [(b["round"], b["column"], b["row"]) for b in beads] == [(1, 0, 0), (2, 0, 1), (3, 0, 2)]

@@ -107,10 +107,14 @@ def _check(final: dict[str, Any], physical: PhysicalRound) -> None:
 def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stack: Any) -> None:
     redeliveries = Redeliveries(stack.outputs["table_events_queue"])
     harnesses = {game: Harness(stack) for game in BETS}
-    with ThreadPoolExecutor(len(BETS)) as pool:  # the four tables at once, as in a studio
-        futures = {game: pool.submit(_play_table, harnesses[game], game, 500 + i, redeliveries)
-                   for i, game in enumerate(BETS)}
-        played = {game: future.result() for game, future in futures.items()}
+    try:
+        with ThreadPoolExecutor(len(BETS)) as pool:  # the four tables at once, as in a studio
+            futures = {game: pool.submit(_play_table, harnesses[game], game, 500 + i, redeliveries)
+                       for i, game in enumerate(BETS)}
+            played = {game: future.result() for game, future in futures.items()}
+    finally:
+        for harness in harnesses.values():
+            harness.close()
     for rounds in played.values():
         for final, physical in rounds:
             _check(final, physical)

@@ -1,7 +1,8 @@
 """Reliability tests: fault injection, races (and fuzzing) against the local stack.
 
 - ``stack``: the session's local stack (the integration suite's one when both run in one session).
-- ``h``: the integration suite's :class:`Harness` (HTTP clients, funded players, fresh names).
+- ``h``: the integration suite's :class:`Harness` (HTTP clients, funded players, fresh names; its
+  screens closed with the test).
 - ``direct``: drives rounds in-process through the application's modules with the round workflow
   switched off, so that a test decides exactly when each step runs (and what crashes).
 - ``faults``: crash injection at the DynamoDB client: a planned write commits (or not) and then the
@@ -33,7 +34,7 @@ from croupier.app.audit import run_audit
 from croupier.app.engine import bet_from_item, rebuild
 from croupier.local.client import wait_until
 from croupier.local.stack import LocalStack
-from tests.integration.conftest import TIMERS, Harness
+from tests.integration.conftest import TIMERS, Harness, h  # noqa: F401 (the fixture)
 
 START = 100_000
 FIGURES_FILE = Path(__file__).with_name("figures.json")
@@ -46,11 +47,6 @@ FIGURES: Counter[str] = Counter()
 
 
 # --- the stack -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def h(stack: LocalStack) -> Harness:
-    return Harness(stack)
 
 
 def audit_ok() -> None:
