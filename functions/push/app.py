@@ -21,6 +21,7 @@ processor = SqsFifoPartialProcessor(skip_group_on_error=True)
 class Delivery(BaseModel):
     model_config = ConfigDict(extra="forbid")
     table_id: str = Field(min_length=1)
+    id: str = Field(min_length=1, max_length=64)
     watched: str = Field(min_length=1)
     slot: int = Field(ge=0)
     events: list[dict[str, Any]]
@@ -28,7 +29,7 @@ class Delivery(BaseModel):
 
 def handle(record: SQSRecord) -> dict[str, Any]:
     delivery = Delivery.model_validate(json.loads(record.body))
-    outcome = push.deliver(delivery.table_id, delivery.watched, delivery.slot, delivery.events)
+    outcome = push.deliver(delivery.table_id, delivery.watched, delivery.slot, delivery.events, delivery.id)
     if outcome["gone"]:
         alerts.count("ScreensGone", outcome["gone"])
     return outcome

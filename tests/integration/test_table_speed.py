@@ -107,6 +107,7 @@ def _check(final: dict[str, Any], physical: PhysicalRound) -> None:
 def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stack: Any) -> None:
     redeliveries = Redeliveries(stack.outputs["table_events_queue"])
     harnesses = {game: Harness(stack) for game in BETS}
+    dead_before = stack.dead_letters()
     try:
         with ThreadPoolExecutor(len(BETS)) as pool:  # the four tables at once, as in a studio
             futures = {game: pool.submit(_play_table, harnesses[game], game, 500 + i, redeliveries)
@@ -124,4 +125,5 @@ def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stac
     assert any(offset < 0 for offset in first_cards), first_cards  # some came before the countdown's end
     assert sum(d.scans for d in dealers) >= 4 * ROUNDS * 4
     assert redeliveries.sent > 0  # late redeliveries from the queue happened, and changed nothing
+    assert stack.dead_letters() == dead_before  # no message of the devices or of the screens failed for good
     next(iter(harnesses.values())).audit_ok()

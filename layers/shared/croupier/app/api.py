@@ -114,10 +114,12 @@ class _JsonBodies(OpenAPIRequestValidationMiddleware):
 
     def handler(self, app: Any, next_middleware: Any) -> Response[Any]:
         """Refuses a query parameter the route does not declare (a misspelt ``limit`` or ``cursor``
-        would otherwise be ignored without a word), then validates as Powertools does."""
-        declared = {param.alias for param in app.context["_route"].dependant.query_params}
+        would otherwise be ignored without a word), then validates as Powertools does. The two
+        documents take any query (a browser's or a proxy's cache-buster)."""
+        route = app.context["_route"]
+        declared = {param.alias for param in route.dependant.query_params}
         unknown = sorted(set(app.current_event.resolved_query_string_parameters or {}) - declared)
-        if unknown:
+        if unknown and route.path not in DOCUMENTS:
             takes = ", ".join(sorted(declared)) or "none"
             raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", name), "input": name,
                                            "msg": f"not a parameter of this route (it takes: {takes})"}

@@ -5,7 +5,9 @@ cannot set headers on a WebSocket), then subscribes to tables (``{"action": "sub
 "tables": ["bac-1"]}``; a supervisor or operator may watch ``"*"``, every table). On subscribing
 it is sent a snapshot of each table (the table, its round and its roads, as its role may see
 them), then every event of the table as it happens (:mod:`croupier.app.live`), in order: a
-message is ``{"events": [...]}``.
+message is ``{"id": ..., "events": [...]}``. Delivery is at least once (a push function that dies
+after posting is run again): a message delivered again has the same ``id``, and a screen drops a
+message whose ``id`` it has seen.
 
 The fan-out is built for thousands of screens per table. A table's watchers are spread over
 ``PUSH_SLOTS`` slots (by connection id). For each batch of a table's events the live function
@@ -214,7 +216,9 @@ def fan_out(table_id: str, events: list[dict[str, Any]]) -> int:
         for name, count in sorted(counts.items()):
             if name.startswith("slot") and int(count) > 0:
                 entries.append({"watched": watched, "slot": int(name[4:])})
-    body = {"table_id": table_id, "events": events}
+    text = json.dumps(events, sort_keys=True, default=str)
+    body = {"table_id": table_id, "id": hashlib.sha256(f"{table_id}\n{text}".encode()).hexdigest()[:20],
+            "events": events}
     for start in range(0, len(entries), 10):
         batch = entries[start:start + 10]
         _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
@@ -228,8 +232,9 @@ def watchers(table: str, slot: int) -> Iterable[dict[str, Any]]:
                            ExpressionAttributeValues={":p": f"WATCH#{table}", ":s": f"{slot:03d}#"})
 
 
-def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]]) -> dict[str, int]:
-    """Post a table's events to one slot's watchers (each only what it may see), in parallel."""
+def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]], message_id: str) -> dict[str, int]:
+    """Post a table's events to one slot's watchers (each only what it may see), in parallel, as
+    the message ``message_id`` (the same id each time these events are delivered again)."""
     if not _pool:
         _pool.append(ThreadPoolExecutor(settings().push_workers, thread_name_prefix="push"))
 
@@ -238,7 +243,7 @@ def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]]
         if not mine:
             return "none"
         try:
-            return "sent" if send(watcher["connection_id"], {"events": mine}) else "gone"
+            return "sent" if send(watcher["connection_id"], {"id": message_id, "events": mine}) else "gone"
         except ClientError:
             return "failed"  # a screen that cannot take it now: it resyncs from the round's seq
 

@@ -101,8 +101,8 @@ class TableDevices:
 
 class Screen:
     """A screen around the table: one WebSocket connection with a role's token, subscribed to
-    tables, keeping every message pushed to it. :meth:`next` reads them in order, waiting for
-    the next one that matches; nothing polls."""
+    tables, keeping every message pushed to it (once: one delivered again is dropped by its id).
+    :meth:`next` reads them in order, waiting for the next one that matches; nothing polls."""
 
     def __init__(self, url: str, token: str, tables: list[str]) -> None:
         from websockets.sync.client import connect
@@ -113,6 +113,9 @@ class Screen:
         self.arrived: list[float] = []
         """When each message arrived (``time.time()``)."""
         self._seen = {True: 0, False: 0}  # read so far: events, messages
+        self._ids: set[str] = set()
+        self.duplicates = 0
+        """Messages delivered again (the same ``id``), dropped."""
         self._arrived = threading.Condition()
         self._reader = threading.Thread(target=self._read, name="screen", daemon=True)
         self._reader.start()
@@ -126,9 +129,14 @@ class Screen:
     def _read(self) -> None:
         try:
             while True:
-                message = self.connection.recv()
+                message = json.loads(self.connection.recv())
+                if "id" in message:  # delivery is at least once: a message seen before is dropped
+                    if message["id"] in self._ids:
+                        self.duplicates += 1
+                        continue
+                    self._ids.add(message["id"])
                 with self._arrived:
-                    self.messages.append(json.loads(message))
+                    self.messages.append(message)
                     self.arrived.append(time.time())
                     self._arrived.notify_all()
         except Exception:  # closed: the screen reads no more

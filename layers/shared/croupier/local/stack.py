@@ -307,8 +307,11 @@ class LocalStack:
             if "RedrivePolicy" in props:
                 attrs["RedrivePolicy"] = json.dumps(props["RedrivePolicy"])
             url = sqs.create_queue(QueueName=props["QueueName"], Attributes=attrs)["QueueUrl"]
-            if "RedrivePolicy" in props:
+            if logical == "TableEventsQueue":  # the devices' queue (the push queue has a redrive policy too)
                 self.outputs["table_events_queue"] = url
+            if "RedrivePolicy" in props:  # its dead letters (created before it)
+                self.outputs.setdefault("dead_letter_queues", {})[logical] = res.refs[next(
+                    q for q in queues if res.attrs.get((q, "Arn")) == props["RedrivePolicy"]["deadLetterTargetArn"])]
             res.refs[logical] = url
             res.attrs[(logical, "Arn")] = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{props['QueueName']}"
             res.attrs[(logical, "QueueName")] = props["QueueName"]
@@ -385,6 +388,15 @@ class LocalStack:
         """Is this the push queue? Its consumer runs in the screens' process (croupier.local.screens)."""
         queue = env.get("PUSH_QUEUE_URL") or ""
         return bool(queue) and queue.rsplit("/", 1)[1] == queue_arn.rsplit(":", 1)[1]
+
+    def dead_letters(self) -> dict[str, int]:
+        """Messages in each queue's dead-letter queue, by the queue's logical id (0 when all went well)."""
+        import boto3
+
+        sqs = boto3.session.Session().client("sqs")
+        return {logical: int(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+                             ["Attributes"]["ApproximateNumberOfMessages"])
+                for logical, url in self.outputs["dead_letter_queues"].items()}
 
     def invocation_counts(self) -> Counter[str]:
         """Lambda invocations per function so far, the push function's (in the screens' process) included."""
