@@ -53,7 +53,8 @@ class Page:
         self.context, self.stack = context, stack
         self.page = context.new_page()
         self.frames: list[str] = []
-        self.responses: list[str] = []
+        self.responses: list[tuple[str, str]] = []
+        """(url, body) of every answer of the API to the page."""
         self.errors: list[str] = []
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
@@ -67,7 +68,7 @@ class Page:
     def _response(self, response: Any) -> None:
         if response.url.startswith(self.stack.api_url):
             with contextlib.suppress(Exception):  # a preflight or a body already gone: nothing to keep
-                self.responses.append(response.text())
+                self.responses.append((response.url, response.text()))
 
     def sign_in(self, role: str, subject: str, table: str | None = None) -> Page:
         page = self.page
@@ -80,6 +81,20 @@ class Page:
         page.click("form button[type=submit]")
         page.wait_for_selector("#who >> text=" + role)
         return self
+
+    def received_about(self, table_id: str, round_id: str) -> list[str]:
+        """Everything the page received about a table and its round, as JSON texts: the pushed
+        events and snapshots of the table, and the API's answers about the table or the round (the
+        lobby's view of other tables, their past rounds' public cards, is left out)."""
+        out = []
+        for frame in self.frames:
+            message = json.loads(frame)
+            out += [json.dumps(e) for e in message.get("events", []) if e.get("table_id") == table_id]
+            if message.get("table_id") == table_id:
+                out.append(frame)
+        out += [body for url, body in self.responses if f"/tables/{table_id}" in url or round_id in url
+                or "/players/" in url]
+        return out
 
     def events(self) -> list[dict[str, Any]]:
         return [e for frame in self.frames for e in json.loads(frame).get("events", [])]

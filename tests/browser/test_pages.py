@@ -121,10 +121,10 @@ def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_s
     for who in (seated, behind):
         assert who.page.query_selector("[data-hand=Dealer] [data-card='??']") is not None
         assert who.page.query_selector("[data-card='KC']") is None
-        assert not any('"KC"' in text for text in who.frames + who.responses)
+        assert not any('"KC"' in text for text in who.received_about(table.table_id, started["round_id"]))
     seated.page.click(".ask.yours button[data-action=double]")
     behind.page.wait_for_selector("button[data-action=follow-double]", timeout=30_000)
-    assert not any('"KC"' in text for text in behind.frames + behind.responses)
+    assert not any('"KC"' in text for text in behind.received_about(table.table_id, started["round_id"]))
     behind.page.click("button[data-action=follow-double]")
     for who in (seated, behind):
         # the hole card is shown as the dealer plays
@@ -137,8 +137,9 @@ def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_s
     assert [a["action"]["action"] for a in final["actions"] if "action" in a] == ["double", "follow-double"]
     # before the reveal, nothing either page received held the hole card
     for who in (seated, behind):
-        reveal = next(i for i, text in enumerate(who.frames) if "cards-revealed" in text)
-        assert not any('"KC"' in text for text in who.frames[:reveal])
+        about = who.received_about(table.table_id, started["round_id"])
+        reveal = next(i for i, text in enumerate(about) if "cards-revealed" in text)
+        assert not any('"KC"' in text for text in about[:reveal]) and '"KC"' in about[reveal]
         assert who.errors == []
 
 
@@ -147,6 +148,7 @@ def test_the_supervisor_console_gets_a_pause_as_it_happens_and_voids_the_round(h
     supervisor = pages().sign_in("supervisor", "supervisor-web")
     page = supervisor.page
     page.wait_for_selector("text=No round is paused.")
+    page.wait_for_selector("#live:not(.off)")  # subscribed to every table
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     ana = h.players["ana"]
     ana.post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "banker", "amount": 700}]}, idempotent=True)

@@ -6,8 +6,8 @@ const GAMES = { baccarat: "Baccarat", "pok-deng": "Pok Deng", "deluxe-blackjack"
                 blackjack: "Blackjack" };
 export const gameName = (game) => GAMES[game] || game;
 
-const STATUS_OF = { "round-opened": "betting", "betting-closed": "dealing", "round-paused": "paused",
-  "round-resumed": "dealing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
+const STATUS_OF = { "round-opened": "betting", "betting-closed": "playing", "round-paused": "paused",
+  "round-resumed": "playing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
 
 export async function lobby(root) {
   const tables = new Map();

@@ -6,8 +6,8 @@ import { api } from "./api.js";
 import { h, label } from "./dom.js";
 import { hand } from "./cards.js";
 
-const ROUND_STATUS = { "round-opened": "betting", "betting-closed": "dealing", "round-paused": "paused",
-  "round-resumed": "dealing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
+const ROUND_STATUS = { "round-opened": "betting", "betting-closed": "playing", "round-paused": "paused",
+  "round-resumed": "playing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
 
 export class RoundState {
   constructor(onChange) {

@@ -101,7 +101,7 @@ export async function supervisorConsole(root, query) {
   const lobby = await api("GET", "/tables?limit=100");
   for (const table of lobby.tables) {
     if (table.round_id && !["settled", "voided"].includes(table.round_status)) playing.set(table.table_id, table.round_id);
-    if (table.round_status === "paused") {
+    if (table.round_id && !["settled", "voided", "betting"].includes(table.round_status)) {  // paused or not: the round says
       const view = await api("GET", `/rounds/${encodeURIComponent(table.round_id)}`).catch(() => null);
       if (view?.paused) paused.set(view.round_id, { table_id: table.table_id, round_id: view.round_id,
         reason: view.pause_reason, blocked_by: view.blocked || null });

@@ -107,7 +107,7 @@ export async function playerTable(root, tableId) {
     const list = myBets();
     parts.mine.replaceChildren(list.length ? h("div", { class: "panel" }, h("h3", {}, "Your bets this round"),
       h("table", { class: "bets" }, list.map((b) => h("tr", { dataset: { bet: b.bet_id } },
-        h("td", {}, label(b.type), b.seat ? ` seat ${b.seat}` : "", b.mode ? ` (${b.mode})` : ""),
+        h("td", {}, b.type === "seat" ? "" : label(b.type), b.seat ? ` seat ${b.seat}` : "", b.mode ? ` (${b.mode})` : ""),
         h("td", { class: "num" }, money(b.amount)),
         h("td", { class: "num muted" }, b.taken !== undefined && b.taken !== b.amount ? `reserved ${money(b.taken)}` : ""),
         h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? `${label(b.result.outcome)} ${signed(b.result.net)}`
