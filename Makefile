@@ -7,7 +7,7 @@ RUNTIME := $(VENV)/.runtime-stamp
 DEPLOY := $(VENV)/.deploy-stamp
 SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
-.PHONY: setup browser screenshots test lint types template unit integration reliability bench demo local audit build deploy clean
+.PHONY: setup browser screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
 
 setup: $(STAMP) browser
 
@@ -75,6 +75,14 @@ audit: $(RUNTIME)
 
 bench: $(STAMP)
 	$(PY) scripts/bench.py
+
+# The browser views' screenshots (docs/screenshots/*.png) and the page's figures (bytes, first paint).
+screenshots: $(STAMP) browser
+	$(PY) scripts/screenshots.py
+
+# The browser pages to the deployed stack's bucket and CloudFront, with their config.json.
+deploy-web: $(DEPLOY)
+	$(PY) scripts/deploy_web.py --stack $(or $(STACK),croupier-dev) $(ARGS)
 
 # What deploys (.aws-sam/build): the functions and the shared layer (layers/shared/Makefile) for
 # python3.12 on arm64. No Docker: SAM builds with a Python 3.12 on PATH (scripts/python312 finds one).
