@@ -20,7 +20,7 @@ from ..integration.conftest import Harness
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMERS = {"countdown": 8, "decision": 10, "follow": 4, "insurance": 3, "pause_void": 60}
+TIMERS = {"countdown": 8, "decision": 15, "follow": 6, "insurance": 3, "pause_void": 60}
 """Timers a person in a browser (and a busy machine) can answer in."""
 
 

@@ -21,14 +21,14 @@ from ..integration.conftest import Harness
 pytestmark = pytest.mark.browser
 
 
-def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[Bet] | Callable[[], list[Bet]] = ()
-                ) -> threading.Thread:
+def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[Bet] | Callable[[], list[Bet]] = (),
+                burn: int = 0) -> threading.Thread:
     """The studio dealer deals the round in its own thread, at table speed (from the countdown's end)."""
     table = h.tables[table_id]
 
     def deal() -> None:
         try:
-            table.dealer.deal(started, bets() if callable(bets) else list(bets))
+            table.dealer.deal(started, bets() if callable(bets) else list(bets), per_round_burn=burn)
         finally:
             table.dealer.finish()
 
@@ -196,3 +196,39 @@ def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_
         supervisor.page.click("button.download")
     assert download.value.suggested_filename == f"{round_id}.json"
     assert console.errors == [] and supervisor.errors == []
+
+
+def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_before_confirming(
+        h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-pd"), "pok-deng", 25, cut_at=300)
+    dev = h.players["dev"]
+    player = pages().sign_in("player", dev.subject)
+    page = player.page
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#balance")
+    cards = ["9D", "2H", "3S", "4C", "6D", "5C", "KH", "QC", "4S", "AC", "7H", "3C"]
+    table.shoe.prepare(["2S", *cards])
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    page.wait_for_selector(".badge.betting")
+    page.select_option("select[name=type]", "player-1")
+    page.fill("input[name=amount]", "1000")
+    page.click("form.bet-form button[type=submit]")
+    page.wait_for_selector(".confirm >> text=Confirm")
+    assert "reserves 2,000" in page.inner_text(".confirm")  # shown before anything is placed
+    assert page.query_selector("tr[data-bet]") is None
+    dealer = deal_beside(h, table.table_id, started, burn=1)  # Pok Deng is dealt while bets are open
+    page.click(".confirm >> text=Confirm")
+    page.wait_for_selector("tr[data-bet]")
+    assert "reserved 2,000" in page.inner_text("tr[data-bet]")  # what the API took
+    page.wait_for_selector("[data-hand='hand 1'] [data-card='??']", timeout=30_000)  # face down while bets are open
+    about = player.received_about(table.table_id, started["round_id"])
+    if not any("betting-closed" in text for text in about):  # still betting: no card was received face up
+        assert not any(f'"{card}"' in text for text in about for card in cards)
+    page.wait_for_selector("[data-hand='banker'] [data-card='3C']", timeout=40_000)  # all shown after the close
+    hands = page.eval_on_selector_all(".felt.pokdeng .hand", "els => els.map(e => e.dataset.hand)")
+    assert hands == ["hand 1", "hand 2", "hand 3", "hand 4", "hand 5", "banker"]
+    first = page.eval_on_selector_all("[data-hand='hand 1'] .card", "els => els.map(e => e.dataset.card)")
+    assert first == ["9D", "KH"]
+    page.wait_for_selector("tr[data-bet] .outcome:not(:empty):not(:text('open'))", timeout=40_000)
+    dealer.join(30)
+    assert player.errors == []

@@ -45,7 +45,7 @@ TABLE_ID = r"^[A-Za-z0-9_-]+$"
 TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".js": "text/javascript; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml",
          ".png": "image/png", ".ico": "image/x-icon"}
-DEVICE_WAIT = 5.0
+DEVICE_WAIT = 10.0
 """Seconds the devices endpoint waits for each event to be recorded in the table's device log."""
 
 
