@@ -98,14 +98,17 @@ export async function supervisorConsole(root, query) {
   }
 
   // --- state at start, then the push ------------------------------------------------------------
+  if (query.get("round")) history(query.get("round"));  // asked for by address: at once
   const lobby = await api("GET", "/tables?limit=100");
+  const inPlay = lobby.tables.filter((t) => t.round_id && !["settled", "voided", "betting"].includes(t.round_status));
   for (const table of lobby.tables) {
     if (table.round_id && !["settled", "voided"].includes(table.round_status)) playing.set(table.table_id, table.round_id);
-    if (table.round_id && !["settled", "voided", "betting"].includes(table.round_status)) {  // paused or not: the round says
-      const view = await api("GET", `/rounds/${encodeURIComponent(table.round_id)}`).catch(() => null);
-      if (view?.paused) paused.set(view.round_id, { table_id: table.table_id, round_id: view.round_id,
-        reason: view.pause_reason, blocked_by: view.blocked || null });
-    }
+  }
+  // paused or not, the round says (the table's status is the round's last step): read side by side
+  const views = await Promise.all(inPlay.map((t) => api("GET", `/rounds/${encodeURIComponent(t.round_id)}`).catch(() => null)));
+  for (const view of views) {
+    if (view?.paused) paused.set(view.round_id, { table_id: view.table_id, round_id: view.round_id,
+      reason: view.pause_reason, blocked_by: view.blocked || null });
   }
   const onEvent = (event) => {
     if (event.type === "device-event") return;
@@ -122,6 +125,5 @@ export async function supervisorConsole(root, query) {
   };
   const live = new Live(["*"], { onEvent });
   drawPaused(); drawPlaying(); drawFeed();
-  if (query.get("round")) history(query.get("round"));
   return () => live.close();
 }
