@@ -47,6 +47,7 @@ def test_a_player_bets_at_baccarat_and_watches_the_round_without_reloading(h: Ha
     page.click(f"[data-table='{table.table_id}'] a[href='#/table/{table.table_id}']")
     page.wait_for_selector("#balance")
     wait_until(lambda: page.inner_text("#balance") == f"{before:,}", timeout=20)
+    page.wait_for_selector("#live:not(.off)")  # subscribed to the table: it sees the round open
     table.shoe.prepare(["9S", "8H", "KD", "KC"])  # Player 9 beats Banker 8
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     page.wait_for_selector(".badge.betting")
@@ -90,6 +91,7 @@ def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_s
     for who in (seated, behind):
         who.page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
         who.page.wait_for_selector(".seat-grid")
+        who.page.wait_for_selector("#live:not(.off)")
     seated.page.click(".seat-button[data-seat='1']")  # ana sits at seat 1
     seated.page.wait_for_selector(".seat-button.yours[data-seat='1']")
     # seat 1: 6 and 5 (11), the dealer's up card 7, the hole card K; the double draws 9: 20 beats 17
@@ -116,7 +118,7 @@ def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_s
     actions = seated.page.eval_on_selector_all(".ask.yours button", "els => els.map(e => e.dataset.action)")
     prompt = next(e for e in reversed(seated.events()) if e["type"] == "waiting-for" and e["kind"] == "decision")
     assert actions == [a for a in prompt["legal"] if a != "timeout"] and "double" in actions
-    assert seated.page.query_selector(".ask.yours .timer") is not None
+    seated.page.wait_for_selector(".ask.yours .timer", timeout=20_000)  # the deadline, once the hand's timer runs
     # the hole card: a card back on both screens, and never in what either browser received
     for who in (seated, behind):
         assert who.page.query_selector("[data-hand=Dealer] [data-card='??']") is not None
@@ -174,6 +176,7 @@ def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_
     page = console.page
     page.wait_for_selector("#shoe-phase")
     assert page.inner_text("#shoe-phase") == "ready"
+    page.wait_for_selector("#live:not(.off)")
     page.click("text=Open round")
     page.wait_for_selector(".badge.betting")
     round_id = h.supervisor.get(f"/tables/{table.table_id}")["round_id"]
@@ -189,7 +192,10 @@ def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_
     wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "settled", timeout=30)
     supervisor = pages().sign_in("supervisor", "supervisor-web")
     supervisor.page.goto(f"{h.stack.web.url}/#/supervisor?round={round_id}")
-    supervisor.page.wait_for_selector(".history >> text=Download transcript", timeout=30_000)
+    try:
+        supervisor.page.wait_for_selector(".history >> text=Download transcript", timeout=60_000)
+    except Exception as exc:  # say what the page showed instead
+        raise AssertionError(f"{supervisor.page.inner_text('main')}\n{supervisor.console}") from exc
     history = supervisor.page.inner_text(".history")
     assert "4S 2H 4D 5C" in history and "banker" in history and "-500" in history
     with supervisor.page.expect_download() as download:
@@ -206,6 +212,7 @@ def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_b
     page = player.page
     page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
     page.wait_for_selector("#balance")
+    page.wait_for_selector("#live:not(.off)")
     cards = ["9D", "2H", "3S", "4C", "6D", "5C", "KH", "QC", "4S", "AC", "7H", "3C"]
     table.shoe.prepare(["2S", *cards])
     started = table.console.post(f"/tables/{table.table_id}/rounds")

@@ -55,10 +55,11 @@ export async function local(path, body, token) {
 }
 
 const indicator = () => document.getElementById("live");
+let current = null;  // the view's connection: the indicator is its own
 
-function showLive(on, text) {
+function showLive(owner, on, text) {
   const el = indicator();
-  if (!el) return;
+  if (!el || owner !== current) return;
   el.textContent = text;
   el.classList.toggle("off", !on);
 }
@@ -71,6 +72,7 @@ export class Live {
     this.handlers = { onEvent, onSnapshot, onOpen };
     this.closed = false;
     this.retry = 500;
+    current = this;
     this.connect();
   }
 
@@ -78,7 +80,7 @@ export class Live {
     const url = new URL(state.config.websocket);
     url.searchParams.set("token", state.session.token);
     const socket = this.socket = new WebSocket(url.href);
-    showLive(false, "connecting");
+    showLive(this, false, "connecting");
     socket.onopen = () => {
       this.retry = 500;
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
@@ -86,13 +88,13 @@ export class Live {
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
-      if (data.type === "subscribed") { showLive(true, "live"); this.handlers.onOpen(data); }
+      if (data.type === "subscribed") { showLive(this, true, "live"); this.handlers.onOpen(data); }
       else if (data.type === "snapshot") this.handlers.onSnapshot(data);
       else if (data.type === "error") console.warn("push:", data.reason, data.message);
       for (const event of data.events || []) this.handlers.onEvent(event);
     };
     socket.onclose = () => {
-      showLive(false, this.closed ? "offline" : "reconnecting");
+      showLive(this, false, this.closed ? "offline" : "reconnecting");
       if (this.closed) return;
       setTimeout(() => this.closed || this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 10000);
