@@ -7,9 +7,20 @@ RUNTIME := $(VENV)/.runtime-stamp
 DEPLOY := $(VENV)/.deploy-stamp
 SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
-.PHONY: setup test lint types template unit integration reliability bench demo local audit build deploy clean
+.PHONY: setup browser screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
 
-setup: $(STAMP)
+setup: $(STAMP) browser
+
+# The browser tests' Chromium: Debian's package (Playwright drives it; it never downloads a browser of
+# its own). Installed when /usr/bin/chromium is missing and apt-get is there (as root); else the
+# browser tests are skipped, saying why.
+browser:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 \
+	  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
+	  || echo "chromium could not be installed: the browser tests will be skipped"; \
+	fi
 
 # What the local stack needs (the demo, `make local`, the audit): boto3, Powertools, moto.
 $(RUNTIME): pyproject.toml
@@ -39,7 +50,7 @@ template: $(STAMP)
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
 # Lint, types, the template, then every test: unit, integration (moto) and reliability.
-test: lint types template
+test: lint types template browser
 	$(VENV)/bin/pytest
 
 unit: $(STAMP)
@@ -64,6 +75,14 @@ audit: $(RUNTIME)
 
 bench: $(STAMP)
 	$(PY) scripts/bench.py
+
+# The browser views' screenshots (docs/screenshots/*.png) and the page's figures (bytes, first paint).
+screenshots: $(STAMP) browser
+	$(PY) scripts/screenshots.py
+
+# The browser pages to the deployed stack's bucket and CloudFront, with their config.json.
+deploy-web: $(DEPLOY)
+	$(PY) scripts/deploy_web.py --stack $(or $(STACK),croupier-dev) $(ARGS)
 
 # What deploys (.aws-sam/build): the functions and the shared layer (layers/shared/Makefile) for
 # python3.12 on arm64. No Docker: SAM builds with a Python 3.12 on PATH (scripts/python312 finds one).

@@ -504,6 +504,7 @@ ROUTE_CASES = (
     RouteCase("GET", "/tables/{table_id}/rounds", "/tables/{deluxe}/rounds", ROLES),
     RouteCase("GET", "/tables/{table_id}/log", "/tables/{deluxe}/log", ("operator", "dealer", "supervisor")),
     RouteCase("GET", "/rounds/{round_id}", "/rounds/{round_deluxe}", ROLES),
+    RouteCase("GET", "/rounds/{round_id}/transcript", "/rounds/{round_deluxe}/transcript", ("operator", "supervisor")),
     RouteCase("GET", "/players/{player_id}/bets", "/players/{p_ana}/bets", ("player", "operator", "supervisor")),
     RouteCase("GET", "/wallets/{player_id}", "/wallets/{p_ana}", ("player", "operator", "supervisor")),
 )

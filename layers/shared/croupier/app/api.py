@@ -46,6 +46,7 @@ from .responses import (
     ErrorBody,
     Lobby,
     MoneyMoved,
+    RoundRecord,
     RoundSummary,
     RoundView,
     TableLog,
@@ -437,6 +438,15 @@ def table_log(table_id: TableId) -> dict[str, Any]:
                   **doc("getRound", "rounds", RoundView, READ_ERRORS))
 def get_round(round_id: RoundId) -> dict[str, Any]:
     return out(RoundView, queries.round_view(round_id, caller(query_router)))
+
+
+@query_router.get("/rounds/<round_id>/transcript",
+                  summary="A settled round's record for a dispute: its transcript (for croupier replay), bets, ledger "
+                          "(supervisor, operator)",
+                  **doc("getRoundTranscript", "rounds", RoundRecord, (409, *READ_ERRORS)))
+def round_transcript(round_id: RoundId) -> dict[str, Any]:
+    caller(query_router).require("supervisor", "operator")
+    return out(RoundRecord, queries.round_record(round_id))
 
 
 @query_router.get("/players/<player_id>/bets", summary="A player's bet record, newest first, paged",

@@ -233,3 +233,45 @@ def move(player: str, amount: int, kind: str, key: str, reference: str | None) -
     except store.Conflict as exc:  # it kept losing its race with other movements of this wallet: nothing moved
         raise StateConflict(f"the wallet of {player} is busy; try again", reason="busy") from exc
     return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"]), "replayed": False}
+
+
+def round_record(round_id: str) -> dict[str, Any]:
+    """A settled round's whole record, for a dispute: its transcript (``replay.md``, what ``croupier
+    replay`` reads), every bet with its result, and every money movement of those bets (the
+    ledger's entries, balance before and after). Only a settled round: until then its hidden cards
+    stay hidden, and a transcript would show them."""
+    from .audit import transcript_of  # the audit's own transcript of a stored round: one way to make it
+
+    item = store.get(store.game_table(), store.round_key(round_id))
+    if item is None:
+        raise NotFound(f"no round {round_id!r}", reason="no-round")
+    if item["status"] != "settled":
+        raise StateConflict(f"round {round_id} is {item['status']}: its transcript is given once it is settled "
+                            "(until then its hidden cards stay hidden)", reason="not-settled")
+    bet_items = [store.plain(b) for b in store.round_bets(round_id, int(item.get("shards") or 1))]
+    transcript = transcript_of(store.plain(item), bet_items).model_dump(mode="json", exclude_none=True)
+    fields = ("bet_id", "player", "type", "seat", "mode", "amount", "taken", "status", "result")
+    bets = [{k: b[k] for k in fields if b.get(k) is not None} for b in sorted(bet_items, key=lambda b: b["bet_id"])]
+    return {"round_id": round_id, "table_id": item["table_id"], "game": item["game"],
+            "transcript": transcript, "bets": bets, "ledger": _round_ledger(bets), "history": _history(item)}
+
+
+def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every ledger entry of these bets (their money movements' markers name the bet), in order."""
+    entries = []
+    for bet in bets:
+        player = bet["player"]
+        wallet = f"WALLET#{player}"
+        markers = store.query_all(store.wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
+                                  ExpressionAttributeValues={":p": wallet, ":op": f"OP#bet:{bet['bet_id']}:"})
+        for marker in markers:
+            entry = store.get(store.wallet_table(), {"pk": wallet, "sk": f"LEDGER#{int(marker['seq']):012d}"})
+            if entry:
+                plain = store.plain(entry)
+                entries.append({"player": player, **{k: v for k, v in plain.items() if k in LEDGER_FIELDS}})
+    return sorted(entries, key=lambda e: (e["at"], e["player"]))
+
+
+def _history(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The supervisors' pauses, resumes and voids of the round, as stored."""
+    return [store.plain(h) for h in item.get("history") or []]

@@ -365,3 +365,64 @@ class BetRecord(_Out):
     bets: list[RecordBet]
     rounds: dict[str, RecordRound]
     cursor: str | None = Field(description="the next page's cursor, or null on the last page")
+
+
+# --- a round's record, for disputes ------------------------------------------------------------
+
+
+class TranscriptBet(_Out):
+    id: str
+    player: str
+    type: BetType
+    amount: int
+    seat: int | None = None
+    mode: Literal["commission", "no-commission"] | None = None
+
+
+class TranscriptAction(_Out):
+    seat: int
+    action: str
+    player: str | None = Field(default=None, description="a bet-behind player's answer")
+    hand: int | None = None
+
+
+class Transcript(_Out):
+    """The round's transcript as ``croupier replay`` reads it (``replay.md``)."""
+
+    game: Game
+    rules: dict[str, Any] = Field(description="the table's rule overrides of the game's defaults")
+    round_in_shoe: int
+    balances: dict[str, int] | None = None
+    bets: list[TranscriptBet]
+    cards: list[str] = Field(description="every card in the order dealt")
+    actions: list[TranscriptAction]
+
+
+class RecordedBet(_Out):
+    bet_id: str
+    player: str
+    type: BetType
+    seat: int | None = None
+    mode: Literal["commission", "no-commission"] | None = None
+    amount: int
+    taken: int = Field(description="everything staked on it: the bet, doubles, splits, insurance")
+    status: Literal["open", "settled", "refunded"]
+    result: BetResult | None = None
+
+
+class RoundLedgerEntry(LedgerEntry):
+    player: str
+
+
+class RoundRecord(_Out):
+    """A settled round's whole record for a dispute: its transcript (save ``transcript`` as a file
+    for ``croupier replay``), every bet with its result, every money movement of its bets, and
+    the supervisors' pauses, resumes and voids."""
+
+    round_id: str
+    table_id: str
+    game: Game
+    transcript: Transcript
+    bets: list[RecordedBet]
+    ledger: list[RoundLedgerEntry] = Field(description="the bets' ledger entries, oldest first")
+    history: list[dict[str, Any]] = Field(description="pauses, resumes and voids, as stored (at, pause/resume/void)")

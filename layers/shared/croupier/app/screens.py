@@ -81,7 +81,10 @@ def route(event: dict[str, Any]) -> dict[str, Any]:
         if message.action == "subscribe":
             watched = push.subscribe(connection_id, message.tables)
             push.send(connection_id, {"type": "subscribed", "tables": watched, "connection_id": connection_id})
-            who = push.identity_of(store.get(store.game_table(), {"pk": f"CONN#{connection_id}", "sk": "META"}) or {})
+            connection = store.get(store.game_table(), {"pk": f"CONN#{connection_id}", "sk": "META"})
+            if connection is None:  # it disconnected meanwhile (a browser leaving the page): nobody to answer
+                return {"statusCode": 200}
+            who = push.identity_of(connection)
             for table_id in message.tables:
                 if table_id != push.EVERY_TABLE:
                     push.send(connection_id, snapshot(table_id, who))

@@ -21,7 +21,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -189,21 +189,32 @@ def run(args: argparse.Namespace) -> int:
 
 def _events(args: argparse.Namespace, table_id: str, reader: str) -> list[tuple[str, Callable[[Any], str]]]:
     """The events the command sends, each validated by the dealing function's own model."""
+    return device_events(args.action, table_id, reader, cards=getattr(args, "cards", None) or (),
+                         reason=getattr(args, "reason", None) or "unreadable", shoe=getattr(args, "shoe", None))
+
+
+def device_events(action: str, table_id: str, reader: str, *, cards: Sequence[str] = (), reason: str = "unreadable",
+                  shoe: str | None = None) -> list[tuple[str, Callable[[Any], str]]]:
+    """The events of one device action (``scan``, ``fail``, ``cut``, ``shuffle``, ``burn``), each
+    validated by the dealing function's own model (a :class:`DeviceError` says what is wrong):
+    ``(label, send)`` pairs, ``send(TableDevices)`` putting the event on the bus and returning the
+    key its device-log entry is recorded under (see :func:`fate`). Used by ``croupier device`` and
+    the local page server's test scans."""
     sends: list[tuple[str, Callable[[Any], str]]] = []
-    if args.action == "scan":
-        for card in args.cards:
+    if action == "scan":
+        for card in cards:
             detail = _validated(CardScanned, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
                                               "card": card})
             sends.append((f"card-scanned {card}", _reader("card-scanned", detail)))
-    elif args.action == "fail":
+    elif action == "fail":
         detail = _validated(ScanFailed, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
-                                         "reason": args.reason})
+                                         "reason": reason})
         sends.append(("scan-failed", _reader("scan-failed", detail)))
-    elif args.action == "cut":
+    elif action == "cut":
         detail = _validated(CutCard, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id()})
         sends.append(("cut-card", _reader("cut-card", detail)))
-    elif args.action == "shuffle":
-        detail = _validated(ShoeShuffled, {"table_id": table_id, "shoe_id": args.shoe})
+    elif action == "shuffle":
+        detail = _validated(ShoeShuffled, {"table_id": table_id, "shoe_id": shoe})
         sends.append(("shoe-shuffled", _console("shoe-shuffled", detail)))
     else:
         sends.append(("burn-done", _console("burn-done", _validated(BurnDone, {"table_id": table_id}))))

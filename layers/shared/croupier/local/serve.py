@@ -40,7 +40,7 @@ def state_of(stack: LocalStack) -> dict[str, Any]:
     return {"endpoint": stack.endpoint, "api": stack.api_url, "region": "us-east-1", "stage": stack.stage,
             "game_table": stack.outputs["game_table"], "wallet_table": stack.outputs["wallet_table"],
             "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"],
-            "websocket": stack.screens.url}
+            "websocket": stack.screens.url, "web": stack.web.url}
 
 
 def tokens(secret: str, table: str = "bac-1", players: tuple[str, str] = ("alice", "bob")) -> dict[str, str]:
@@ -103,14 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="croupier-local", description="Run the local stack until interrupted.")
     parser.add_argument("--api-port", type=int, default=3000, help="port of the HTTP API (default 3000)")
     parser.add_argument("--aws-port", type=int, default=4566, help="port of the AWS services (moto, default 4566)")
+    parser.add_argument("--web-port", type=int, default=8000, help="port of the browser pages (default 8000)")
     args = parser.parse_args(argv)
     root = project_root()
-    stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port).start()
+    stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port, web_port=args.web_port).start()
     state = state_of(stack)
     path = state_path(root)
     path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
     shown = path.name if path.parent == root else str(path)
-    print(f"Croupier local stack is running.\n  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
+    print(f"Croupier local stack is running.\n  Browser  {stack.web.url}/  (lobby, player's table, dealer and "
+          "supervisor consoles: sign in by choosing a role and a player)\n"
+          f"  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
           f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI, region us-east-1)\n"
           f"  Screens  {stack.screens.url}  (the WebSocket API: connect with ?token=..., then send "
           '{"action": "subscribe", "tables": ["bac-1"]})\n'

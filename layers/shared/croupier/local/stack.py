@@ -12,6 +12,8 @@ the functions run in-process, and the HTTP API on a local port.
 - moto's API Gateway does not execute proxy integrations: :class:`LocalApi` serves the template's
   API routes itself, turning each request into the API Gateway proxy event the handler expects,
   after checking the bearer token the way the Cognito authorizer would (local signing key).
+- The browser front end (``web/``) is served on a port of its own (:mod:`croupier.local.web`), with
+  the local-only sign-in and test-scan endpoints.
 """
 
 from __future__ import annotations
@@ -119,7 +121,7 @@ class LocalStack:
     """Start with :meth:`start`; stop with :meth:`stop`. Counts Lambda invocations per function."""
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
-                 ws_port: int = 0, manage_port: int = 0, separate_screens: bool = False,
+                 ws_port: int = 0, manage_port: int = 0, web_port: int = 0, separate_screens: bool = False,
                  jwt_secret: str = "croupier-local-signing-key-for-hs256") -> None:
         self.root = root
         self.stage = stage
@@ -138,6 +140,10 @@ class LocalStack:
         from .screens import LocalScreens
 
         self.screens = LocalScreens(ws_port, manage_port, separate=separate_screens)
+        from .web import LocalWeb
+
+        self.web = LocalWeb(self, web_port or free_port())
+        """The browser front end (``web/``) and the local-only token and device endpoints."""
         self.parameters: dict[str, Any] = {}
         self.cors_origin = "*"
 
@@ -176,6 +182,7 @@ class LocalStack:
         self._create_resources()
         self._start_api()
         self._servers.append(self.screens.start())
+        self._servers.append(self.web.start())
         return self
 
     def stop(self) -> None:

@@ -1,0 +1,122 @@
+"""The web pages in a real headless browser: Debian's Chromium driven by Playwright (never a
+browser Playwright downloads), one browser per session, a new context (fresh storage) per page,
+against the session's local stack, which serves the pages (``croupier.local.web``)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from croupier.local.stack import LocalStack
+
+from ..integration.conftest import Harness
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMERS = {"countdown": 8, "decision": 15, "follow": 6, "insurance": 3, "pause_void": 60}
+"""Timers a person in a browser (and a busy machine) can answer in."""
+
+
+def chromium_path() -> str | None:
+    found = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    return found
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Debian's chromium is not installed (make setup installs it with apt-get, as root, where apt is "
+                    "available): the browser tests need it")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        # Playwright gives the browser a fresh temporary user-data dir, removed when it closes
+        launched = playwright.chromium.launch(executable_path=path, args=FLAGS, headless=True)
+        yield launched
+        launched.close()
+
+
+class Page:
+    """One signed-in browser page (its own context) and everything its WebSocket received."""
+
+    def __init__(self, context: Any, stack: LocalStack) -> None:
+        self.context, self.stack = context, stack
+        self.page = context.new_page()
+        self.frames: list[str] = []
+        self.responses: list[tuple[str, str]] = []
+        """(url, body) of every answer of the API to the page."""
+        self.errors: list[str] = []
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.console: list[str] = []
+        self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        self.page.on("response", self._response)
+
+    def _frame(self, payload: Any) -> None:
+        self.frames.append(payload if isinstance(payload, str) else payload.decode())
+
+    def _response(self, response: Any) -> None:
+        if response.url.startswith(self.stack.api_url):
+            with contextlib.suppress(Exception):  # a preflight or a body already gone: nothing to keep
+                self.responses.append((response.url, response.text()))
+
+    def sign_in(self, role: str, subject: str, table: str | None = None) -> Page:
+        page = self.page
+        page.goto(f"{self.stack.web.url}/#/signin")
+        page.select_option("select[name=role]", role)
+        if role == "dealer":
+            page.fill("input[name=table]", table or "")
+        else:
+            page.fill("input[name=subject]", subject)
+        page.click("form button[type=submit]")
+        page.wait_for_selector("#who >> text=" + role)
+        return self
+
+    def received_about(self, table_id: str, round_id: str) -> list[str]:
+        """Everything the page received about a table and its round, as JSON texts: the pushed
+        events and snapshots of the table, and the API's answers about the table or the round (the
+        lobby's view of other tables, their past rounds' public cards, is left out)."""
+        out = []
+        for frame in self.frames:
+            message = json.loads(frame)
+            out += [json.dumps(e) for e in message.get("events", []) if e.get("table_id") == table_id]
+            if message.get("table_id") == table_id:
+                out.append(frame)
+        out += [body for url, body in self.responses if f"/tables/{table_id}" in url or round_id in url
+                or "/players/" in url]
+        return out
+
+    def events(self) -> list[dict[str, Any]]:
+        return [e for frame in self.frames for e in json.loads(frame).get("events", [])]
+
+
+@pytest.fixture
+def h(stack: LocalStack) -> Iterator[Harness]:
+    harness = Harness(stack)
+    harness.timers = dict(TIMERS)
+    yield harness
+    harness.close()
+
+
+@pytest.fixture
+def pages(browser: Any, stack: LocalStack) -> Iterator[Callable[[], Page]]:
+    opened: list[Any] = []
+
+    def new() -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        opened.append(context)
+        return Page(context, stack)
+
+    yield new
+    for context in opened:
+        context.close()

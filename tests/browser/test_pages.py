@@ -1,0 +1,241 @@
+"""The pages in Chromium against the local stack: a player bets at a Baccarat table and watches
+the cards arrive without reloading; a Deluxe player doubles and a bet-behind player follows; a
+hidden card never reaches the browser; the supervisor's console gets a pause and voids the round;
+the dealer console sends test scans and shows where they went. The tables' devices are driven as
+in the other tests: the test's dealer never waits for the browser, only for the table."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from croupier.games.base import Bet
+from croupier.local.client import wait_until
+
+from ..integration.conftest import Harness
+
+pytestmark = pytest.mark.browser
+
+
+def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[Bet] | Callable[[], list[Bet]] = (),
+                burn: int = 0) -> threading.Thread:
+    """The studio dealer deals the round in its own thread, at table speed (from the countdown's end)."""
+    table = h.tables[table_id]
+
+    def deal() -> None:
+        try:
+            table.dealer.deal(started, bets() if callable(bets) else list(bets), per_round_burn=burn)
+        finally:
+            table.dealer.finish()
+
+    thread = threading.Thread(target=deal, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_player_bets_at_baccarat_and_watches_the_round_without_reloading(h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-bac"), "baccarat", 21, cut_at=300)
+    ana = h.players["ana"]
+    before = h.balance("ana")
+    player = pages().sign_in("player", ana.subject)
+    page = player.page
+    page.wait_for_selector(f"[data-table='{table.table_id}']")  # the lobby lists it
+    page.click(f"[data-table='{table.table_id}'] a[href='#/table/{table.table_id}']")
+    page.wait_for_selector("#balance")
+    wait_until(lambda: page.inner_text("#balance") == f"{before:,}", timeout=20)
+    page.wait_for_selector("#live:not(.off)")  # subscribed to the table: it sees the round open
+    table.shoe.prepare(["9S", "8H", "KD", "KC"])  # Player 9 beats Banker 8
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    page.wait_for_selector(".badge.betting")
+    page.select_option("select[name=type]", "player")
+    page.fill("input[name=amount]", "1000")
+    page.click("form.bet-form button[type=submit]")
+    page.wait_for_selector("tr[data-bet]")
+    assert "player" in page.inner_text("tr[data-bet]") and "1,000" in page.inner_text("tr[data-bet]")
+    # a bet above the table's limit: the API's message, as it says it
+    page.select_option("select[name=type]", "tie")
+    page.fill("input[name=amount]", "999999")
+    page.click("form.bet-form button[type=submit]")
+    page.wait_for_selector(".refusal:not(:empty)")
+    assert page.inner_text(".refusal") == "tie: 999999 is above the table maximum 100000"
+    reloads: list[str] = []
+    page.on("framenavigated", lambda frame: reloads.append(frame.url))
+    dealer = deal_beside(h, table.table_id, started)
+    # the cards arrive one by one, as dealt: the first before the last is dealt
+    page.wait_for_selector("[data-hand=player] [data-card='9S']", timeout=30_000)
+    page.wait_for_selector("[data-hand=banker] [data-card='KC']", timeout=30_000)
+    page.wait_for_selector(".winner", timeout=30_000)
+    assert page.inner_text(".winner") == "player wins"
+    page.wait_for_selector("tr[data-bet] .outcome.win", timeout=30_000)
+    assert "+1,000" in page.inner_text("tr[data-bet] .outcome.win")
+    after = before + 1000
+    wait_until(lambda: page.inner_text("#balance") == f"{after:,}", timeout=30)
+    assert h.balance("ana") == after
+    assert page.inner_text("[data-hand=player] .points") == "9"  # the API's points
+    dealer.join(30)
+    assert reloads == [] and player.errors == []
+    record = page.inner_text(".record")
+    assert "player" in record and "+1,000" in record
+
+
+def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_stays_hidden(
+        h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-dlx"), "deluxe-blackjack", 22, cut_at=300, scan_burn=False)
+    ana, chloe = h.players["ana"], h.players["chloe"]
+    seated = pages().sign_in("player", ana.subject)
+    behind = pages().sign_in("player", chloe.subject)
+    for who in (seated, behind):
+        who.page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+        who.page.wait_for_selector(".seat-grid")
+        who.page.wait_for_selector("#live:not(.off)")
+    seated.page.click(".seat-button[data-seat='1']")  # ana sits at seat 1
+    seated.page.wait_for_selector(".seat-button.yours[data-seat='1']")
+    # seat 1: 6 and 5 (11), the dealer's up card 7, the hole card K; the double draws 9: 20 beats 17
+    table.shoe.prepare(["6S", "7H", "5D", "KC", "9C"])
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    for who, kind, amount in ((seated, "seat", "1000"), (behind, "behind", "500")):
+        who.page.wait_for_selector(".badge.betting")
+        who.page.select_option("select[name=type]", kind)
+        who.page.select_option("select[name=seat]", "1")
+        who.page.fill("input[name=amount]", amount)
+        who.page.click("form.bet-form button[type=submit]")
+        who.page.wait_for_selector("tr[data-bet]")
+
+    def on_table() -> list[Bet]:
+        bets = [b for client in (ana, chloe) for b in client.get(f"/rounds/{started['round_id']}")["bets"]]
+        owner = {b["bet_id"]: client.subject for client in (ana, chloe)
+                 for b in client.get(f"/rounds/{started['round_id']}")["bets"]}
+        return [Bet(b["bet_id"], owner[b["bet_id"]], b["type"], int(b["amount"]), b.get("seat")) for b in bets]
+
+    time.sleep(max(0.0, started["closes_at"] / 1000 - time.time() - 0.5))
+    dealer = deal_beside(h, table.table_id, started, on_table())
+    # ana's turn: exactly the prompt's legal actions, with its timer
+    seated.page.wait_for_selector(".ask.yours button[data-action=double]", timeout=40_000)
+    actions = seated.page.eval_on_selector_all(".ask.yours button", "els => els.map(e => e.dataset.action)")
+    prompt = next(e for e in reversed(seated.events()) if e["type"] == "waiting-for" and e["kind"] == "decision")
+    assert actions == [a for a in prompt["legal"] if a != "timeout"] and "double" in actions
+    seated.page.wait_for_selector(".ask.yours .timer", timeout=20_000)  # the deadline, once the hand's timer runs
+    # the hole card: a card back on both screens, and never in what either browser received
+    for who in (seated, behind):
+        assert who.page.query_selector("[data-hand=Dealer] [data-card='??']") is not None
+        assert who.page.query_selector("[data-card='KC']") is None
+        assert not any('"KC"' in text for text in who.received_about(table.table_id, started["round_id"]))
+    seated.page.click(".ask.yours button[data-action=double]")
+    behind.page.wait_for_selector("button[data-action=follow-double]", timeout=30_000)
+    assert not any('"KC"' in text for text in behind.received_about(table.table_id, started["round_id"]))
+    behind.page.click("button[data-action=follow-double]")
+    for who in (seated, behind):
+        # the hole card is shown as the dealer plays
+        who.page.wait_for_selector("[data-hand=Dealer] [data-card='KC']", timeout=40_000)
+        who.page.wait_for_selector("tr[data-bet] .outcome.win", timeout=40_000)
+    assert "+2,000" in seated.page.inner_text("tr[data-bet] .outcome.win")  # the doubled 1,000
+    assert "+1,000" in behind.page.inner_text("tr[data-bet] .outcome.win")  # the followed 500
+    dealer.join(30)
+    final = h.supervisor.get(f"/rounds/{started['round_id']}")
+    assert [a["action"]["action"] for a in final["actions"] if "action" in a] == ["double", "follow-double"]
+    # before the reveal, nothing either page received held the hole card
+    for who in (seated, behind):
+        about = who.received_about(table.table_id, started["round_id"])
+        reveal = next(i for i, text in enumerate(about) if "cards-revealed" in text)
+        assert not any('"KC"' in text for text in about[:reveal]) and '"KC"' in about[reveal]
+        assert who.errors == []
+
+
+def test_the_supervisor_console_gets_a_pause_as_it_happens_and_voids_the_round(h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-sup"), "baccarat", 23, cut_at=300)
+    supervisor = pages().sign_in("supervisor", "supervisor-web")
+    page = supervisor.page
+    page.wait_for_selector("text=No round is paused.")
+    page.wait_for_selector("#live:not(.off)")  # subscribed to every table
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    ana = h.players["ana"]
+    ana.post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "banker", "amount": 700}]}, idempotent=True)
+    before = h.balance("ana")
+    table.devices.scan("7D")  # a card long before the countdown's end: the round pauses for the supervisor
+    page.wait_for_selector(f"[data-round='{started['round_id']}']", timeout=30_000)
+    reason = page.inner_text(f"[data-round='{started['round_id']}'] .reason")
+    assert "7D" in reason or "before" in reason, reason
+    page.fill(f"[data-round='{started['round_id']}'] input[name=reason]", "card shown too early")
+    page.click(f"[data-round='{started['round_id']}'] button.void")
+    page.wait_for_selector(f"[data-round='{started['round_id']}']", state="detached", timeout=30_000)
+    page.wait_for_selector("text=No round is paused.")
+    wait_until(lambda: h.supervisor.get(f"/rounds/{started['round_id']}")["status"] == "voided", timeout=30)
+    wait_until(lambda: h.balance("ana") == before + 700, timeout=30)  # the stake came back
+    assert "card shown too early" in h.supervisor.get(f"/rounds/{started['round_id']}")["void_reason"]
+    assert supervisor.errors == []
+
+
+def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_with_its_transcript(
+        h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-dc"), "baccarat", 24, cut_at=300)
+    console = pages().sign_in("dealer", "", table=table.table_id)
+    page = console.page
+    page.wait_for_selector("#shoe-phase")
+    assert page.inner_text("#shoe-phase") == "ready"
+    page.wait_for_selector("#live:not(.off)")
+    page.click("text=Open round")
+    page.wait_for_selector(".badge.betting")
+    round_id = h.supervisor.get(f"/tables/{table.table_id}")["round_id"]
+    h.players["ben"].post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "banker", "amount": 500}]},
+                          idempotent=True)
+    page.wait_for_selector("#expected >> text=Next card: player", timeout=30_000)  # betting closed
+    page.fill("input[name=cards]", "4S 2H 4D 5C")
+    page.click("form.scan button[type=submit]")
+    page.wait_for_selector(".fates li >> nth=3", timeout=30_000)
+    fates = page.inner_text(".fates")
+    assert fates.count(f"taken by round {round_id}") == 4, fates
+    page.wait_for_selector("tr[data-n] >> text=5C")
+    wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "settled", timeout=30)
+    supervisor = pages().sign_in("supervisor", "supervisor-web")
+    supervisor.page.goto(f"{h.stack.web.url}/#/supervisor?round={round_id}")
+    try:
+        supervisor.page.wait_for_selector(".history >> text=Download transcript", timeout=60_000)
+    except Exception as exc:  # say what the page showed instead
+        raise AssertionError(f"{supervisor.page.inner_text('main')}\n{supervisor.console}") from exc
+    history = supervisor.page.inner_text(".history")
+    assert "4S 2H 4D 5C" in history and "banker" in history and "-500" in history
+    with supervisor.page.expect_download() as download:
+        supervisor.page.click("button.download")
+    assert download.value.suggested_filename == f"{round_id}.json"
+    assert console.errors == [] and supervisor.errors == []
+
+
+def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_before_confirming(
+        h: Harness, pages: Any) -> None:
+    table = h.open_table(h.table("web-pd"), "pok-deng", 25, cut_at=300)
+    dev = h.players["dev"]
+    player = pages().sign_in("player", dev.subject)
+    page = player.page
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#balance")
+    page.wait_for_selector("#live:not(.off)")
+    cards = ["9D", "2H", "3S", "4C", "6D", "5C", "KH", "QC", "4S", "AC", "7H", "3C"]
+    table.shoe.prepare(["2S", *cards])
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    page.wait_for_selector(".badge.betting")
+    page.select_option("select[name=type]", "player-1")
+    page.fill("input[name=amount]", "1000")
+    page.click("form.bet-form button[type=submit]")
+    page.wait_for_selector(".confirm >> text=Confirm")
+    assert "reserves 2,000" in page.inner_text(".confirm")  # shown before anything is placed
+    assert page.query_selector("tr[data-bet]") is None
+    dealer = deal_beside(h, table.table_id, started, burn=1)  # Pok Deng is dealt while bets are open
+    page.click(".confirm >> text=Confirm")
+    page.wait_for_selector("tr[data-bet]")
+    assert "reserved 2,000" in page.inner_text("tr[data-bet]")  # what the API took
+    page.wait_for_selector("[data-hand='hand 1'] [data-card='??']", timeout=30_000)  # face down while bets are open
+    about = player.received_about(table.table_id, started["round_id"])
+    if not any("betting-closed" in text for text in about):  # still betting: no card was received face up
+        assert not any(f'"{card}"' in text for text in about for card in cards)
+    page.wait_for_selector("[data-hand='banker'] [data-card='3C']", timeout=40_000)  # all shown after the close
+    hands = page.eval_on_selector_all(".felt.pokdeng .hand", "els => els.map(e => e.dataset.hand)")
+    assert hands == ["hand 1", "hand 2", "hand 3", "hand 4", "hand 5", "banker"]
+    first = page.eval_on_selector_all("[data-hand='hand 1'] .card", "els => els.map(e => e.dataset.card)")
+    assert first == ["9D", "KH"]
+    page.wait_for_selector("tr[data-bet] .outcome:not(:empty):not(:text('open'))", timeout=40_000)
+    dealer.join(30)
+    assert player.errors == []

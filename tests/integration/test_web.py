@@ -1,0 +1,78 @@
+"""The local page server (``croupier.local.web``): the pages, their config, and the local-only
+token and test-scan endpoints, each request validated and refused with the API's error body."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from croupier.app.identity import issue_local_token, verify_local_token
+from croupier.local.stack import LocalStack
+
+pytestmark = pytest.mark.integration
+
+
+def call(stack: LocalStack, method: str, path: str, body: Any = None, token: str | None = None,
+         content_type: str = "application/json") -> tuple[int, str, dict[str, Any] | str]:
+    headers = {"Content-Type": content_type} if body is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = (body if isinstance(body, bytes) else json.dumps(body).encode()) if body is not None else None
+    request = urllib.request.Request(stack.web.url + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            status, kind, text = answer.status, answer.headers.get("Content-Type", ""), answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        status, kind, text = exc.code, exc.headers.get("Content-Type", ""), exc.read().decode()
+    return status, kind, json.loads(text) if kind.startswith("application/json") else text
+
+
+def test_the_pages_and_their_config(stack: LocalStack) -> None:
+    status, kind, page = call(stack, "GET", "/")
+    assert status == 200 and kind.startswith("text/html") and '<script type="module" src="js/app.js">' in str(page)
+    status, kind, _ = call(stack, "GET", "/js/app.js")
+    assert status == 200 and kind.startswith("text/javascript")
+    status, _, config = call(stack, "GET", "/config.json")
+    assert status == 200 and config == {"mode": "local", "api": stack.api_url, "websocket": stack.screens.url,
+                                        "local": {"token": "/local/token",
+                                                  "devices": "/local/tables/{table}/devices"}}
+    for missing in ("/nothing.js", "/../template.yaml", "/%2e%2e/template.yaml", "/js/../../pyproject.toml"):
+        status, _, answer = call(stack, "GET", missing)
+        assert status == 404 and answer["error"]["reason"] == "not-found", missing  # type: ignore[index]
+
+
+def test_a_local_token_for_the_chosen_role_and_player(stack: LocalStack) -> None:
+    status, _, answer = call(stack, "POST", "/local/token", {"role": "dealer", "subject": "console-x", "table": "x"})
+    assert status == 200
+    claims = verify_local_token(stack.jwt_secret, answer["token"])  # type: ignore[index]
+    assert claims["sub"] == "console-x" and claims["cognito:groups"] == ["dealer"] and claims["custom:table"] == "x"
+    for bad in ({"role": "admin", "subject": "a"}, {"role": "player", "subject": "a b"},
+                {"role": "dealer", "subject": "c"}, {"role": "player", "subject": "a", "table": "x"},
+                {"role": "player", "subject": "a", "admin": True}, {"role": "player"}):
+        status, _, answer = call(stack, "POST", "/local/token", bad)
+        assert status == 422 and answer["error"]["reason"] == "invalid-request", (bad, answer)  # type: ignore[index]
+    status, _, answer = call(stack, "POST", "/local/token", b"role=player", content_type="text/plain")
+    assert status == 415
+
+
+def test_test_scans_need_the_tables_console_or_a_supervisor_and_valid_cards(stack: LocalStack) -> None:
+    secret = stack.jwt_secret
+    path = "/local/tables/web-scan-t/devices"
+    scan = {"action": "scan", "cards": ["4S"]}
+    assert call(stack, "POST", path, scan)[0] == 401
+    assert call(stack, "POST", path, scan, token="not-a-token")[0] == 401
+    player = issue_local_token(secret, "ana", "player")
+    assert call(stack, "POST", path, scan, token=player)[2]["error"]["reason"] == "wrong-role"  # type: ignore[index]
+    other = issue_local_token(secret, "console-other", "dealer", table="other")
+    assert call(stack, "POST", path, scan, token=other)[2]["error"]["reason"] == "not-your-table"  # type: ignore[index]
+    supervisor = issue_local_token(secret, "supervisor-1", "supervisor")
+    for bad in ({"action": "scan"}, {"action": "burn", "cards": ["4S"]}, {"action": "deal"},
+                {"action": "scan", "cards": ["4S"], "reader": "r"}):
+        status, _, answer = call(stack, "POST", path, bad, token=supervisor)
+        assert status == 422, (bad, answer)
+    status, _, answer = call(stack, "POST", path, scan, token=supervisor)
+    assert status == 404, answer  # no such table

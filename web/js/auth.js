@@ -1,0 +1,88 @@
+// Signing in. Locally: choose a role and a player; the page server's local-only endpoint issues a
+// token of the local key. On AWS: the Cognito user pool's hosted UI, authorization code + PKCE
+// (no client secret in the page); the ID token is the bearer token of the API and the WebSocket.
+import { ApiError, local } from "./api.js";
+
+const KEY = "croupier.session";
+
+export function claimsOf(token) {
+  const part = token.split(".")[1] || "";
+  const json = atob(part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "="));
+  return JSON.parse(decodeURIComponent(escape(json)));
+}
+
+const ROLES = ["operator", "supervisor", "dealer", "player"];
+
+export function sessionOf(token) {
+  const claims = claimsOf(token);
+  let groups = claims["cognito:groups"] || claims.role || [];
+  if (typeof groups === "string") groups = groups.split(/[ ,]+/);
+  const role = ROLES.find((r) => groups.includes(r)) || "none";
+  return { token, role, subject: claims.sub, name: claims["cognito:username"] || claims.email || claims.sub,
+           table: claims["custom:table"] || null, exp: claims.exp * 1000 };
+}
+
+export function stored() {
+  try {
+    const session = JSON.parse(sessionStorage.getItem(KEY));
+    return session && session.exp > Date.now() + 5000 ? session : null;
+  } catch { return null; }
+}
+
+export function signOut(config) {
+  sessionStorage.removeItem(KEY);
+  if (config.mode === "cognito") {
+    const { domain, client_id: clientId, redirect_uri: redirect } = config.cognito;
+    location.href = `${domain}/logout?client_id=${encodeURIComponent(clientId)}&logout_uri=${encodeURIComponent(redirect)}`;
+  } else {
+    location.hash = "#/signin";
+    location.reload();
+  }
+}
+
+function keep(session) {
+  sessionStorage.setItem(KEY, JSON.stringify(session));
+  return session;
+}
+
+export async function signInLocally(config, { role, subject, table }) {
+  const body = { role, subject };
+  if (role === "dealer") body.table = table;
+  const answer = await local(config.local.token, body);
+  return keep(sessionOf(answer.token));
+}
+
+// --- Cognito: authorization code with PKCE --------------------------------------------------
+const b64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)))
+  .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+export async function signInWithCognito(config) {
+  const { domain, client_id: clientId, redirect_uri: redirect, scopes } = config.cognito;
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const challenge = b64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  const nonce = b64url(crypto.getRandomValues(new Uint8Array(16)));
+  sessionStorage.setItem("croupier.pkce", JSON.stringify({ verifier, state: nonce, back: location.hash }));
+  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect,
+    scope: (scopes || ["openid", "email", "profile"]).join(" "), code_challenge_method: "S256",
+    code_challenge: challenge, state: nonce });
+  location.href = `${domain}/oauth2/authorize?${query}`;
+}
+
+// Back from the hosted UI with ?code=...&state=...: the code and the verifier for the tokens.
+export async function finishCognito(config) {
+  const params = new URLSearchParams(location.search);
+  if (config.mode !== "cognito" || !params.get("code")) return null;
+  const pending = JSON.parse(sessionStorage.getItem("croupier.pkce") || "null");
+  sessionStorage.removeItem("croupier.pkce");
+  history.replaceState(null, "", location.pathname + (pending?.back || "#/"));
+  if (!pending || pending.state !== params.get("state")) throw new ApiError(400, "bad-state", "sign-in state mismatch");
+  const { domain, client_id: clientId, redirect_uri: redirect } = config.cognito;
+  const response = await fetch(`${domain}/oauth2/token`, {
+    method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "authorization_code", client_id: clientId, code: params.get("code"),
+                                redirect_uri: redirect, code_verifier: pending.verifier }),
+  });
+  const tokens = await response.json();
+  if (!response.ok) throw new ApiError(response.status, tokens.error || "sign-in", tokens.error_description || "sign-in failed");
+  return keep(sessionOf(tokens.id_token));
+}

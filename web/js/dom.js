@@ -1,0 +1,44 @@
+// A few DOM helpers: h() builds elements, and the page's money, time and toast formatting.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export const money = (units) => (units === undefined || units === null ? "–" : Number(units).toLocaleString("en-US"));
+export const signed = (units) => (units > 0 ? "+" : "") + money(units);
+export const clock = (ms) => (ms ? new Date(ms).toLocaleTimeString("en-GB") : "");
+export const label = (text) => String(text ?? "").replace(/-/g, " ");
+
+export function toast(message, kind = "info") {
+  const box = document.getElementById("toast");
+  const item = h("div", { class: `note ${kind}` }, message);
+  box.append(item);
+  setTimeout(() => item.remove(), kind === "error" ? 8000 : 4000);
+}
+
+// Every [data-until] element shows the seconds left until its time (ms since the epoch).
+setInterval(() => {
+  for (const el of document.querySelectorAll("[data-until]")) {
+    const left = Math.max(0, Math.ceil((Number(el.dataset.until) - Date.now()) / 1000));
+    el.textContent = `${left} s`;
+    el.classList.toggle("urgent", left <= 3);
+  }
+}, 250);
+
+export function timer(until) {
+  if (!until) return null;
+  const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+  return h("span", { class: "timer", dataset: { until: String(until) } }, `${left} s`);
+}

@@ -1,0 +1,170 @@
+// A round as a screen follows it: the API's view (GET /rounds/{id} or a snapshot's round) plus
+// the pushed events above its seq, applied as they come (cards appear as dealt, face-down ones as
+// backs). Points are the API's: after cards arrive the view is fetched again (debounced) and the
+// events above its seq are applied on top. No game rule is computed here.
+import { api } from "./api.js";
+import { h, label } from "./dom.js";
+import { hand } from "./cards.js";
+
+const ROUND_STATUS = { "round-opened": "betting", "betting-closed": "playing", "round-paused": "paused",
+  "round-resumed": "playing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
+
+export class RoundState {
+  constructor(onChange) {
+    this.onChange = onChange;
+    this.view = null;     // the API's view of the round
+    this.events = [];     // this round's events pushed since
+    this.waiting = null;  // the latest waiting-for prompt
+    this.timerId = null;
+    this.seen = new Set();
+  }
+
+  get id() { return this.view?.round_id || null; }
+
+  // A view from the API (or a snapshot): it replaces the last one if it is not older.
+  setView(view) {
+    if (!view) return;
+    if (this.view && view.round_id === this.view.round_id && (view.seq ?? 0) < (this.view.seq ?? 0)) return;
+    if (this.view?.round_id !== view.round_id) { this.events = []; this.seen = new Set(); this.waiting = null; }
+    this.view = structuredClone(view);
+    this.view.hands = this.view.hands || null;
+    for (const event of this.events) if (!covered(event, view.seq)) this.apply(event);
+    this.onChange();
+  }
+
+  // A pushed event of this table: a new round starts a new state; this round's events apply.
+  push(event) {
+    if (event.type === "round-opened" && event.round_id !== this.id) {
+      this.view = { round_id: event.round_id, table_id: event.table_id, game: event.game, status: "betting",
+                    round_in_shoe: event.round_in_shoe, closes_at: event.closes_at, last_round: event.last_round,
+                    seq: event.seq, hands: null, bets: [] };
+      this.events = [];
+      this.seen = new Set();
+      this.waiting = null;
+      this.onChange();
+      return;
+    }
+    if (!this.view || event.round_id !== this.id) return;
+    if (event.seq !== undefined) {
+      const key = JSON.stringify(event);
+      if (this.seen.has(key)) return;  // the same event again (a reconnect's overlap)
+      this.seen.add(key);
+      this.events.push(event);
+      if (covered(event, this.view.seq)) return;  // already in the view
+    }
+    this.apply(event);
+    if (["card-dealt", "cards-revealed", "round-result", "decision-made", "round-resumed", "window-closed"]
+      .includes(event.type)) this.refresh();
+    this.onChange();
+  }
+
+  apply(event) {
+    const view = this.view;
+    if (ROUND_STATUS[event.type]) view.status = ROUND_STATUS[event.type];
+    if (event.seq !== undefined) view.seq = Math.max(view.seq ?? 0, event.seq);
+    if (event.type === "card-dealt") addCard(view, event.hand, event.card);
+    else if (event.type === "cards-revealed") for (const c of event.cards) reveal(view, c.hand, c.card);
+    else if (event.type === "waiting-for") this.waiting = event;
+    else if (event.type === "round-paused") { view.paused = true; view.pause_reason = event.reason; }
+    else if (event.type === "round-resumed") { view.paused = false; view.pause_reason = null; }
+    else if (event.type === "round-result") { view.result = event.result; this.waiting = null; }
+    else if (event.type === "round-voided") { view.void_reason = event.reason; this.waiting = null; }
+    else if (event.type === "last-round") view.last_round = true;
+    else if (event.type === "decision-made" && this.waiting?.kind === "decision") this.waiting = null;
+    else if (event.type === "window-closed") this.waiting = null;
+  }
+
+  refresh() {
+    clearTimeout(this.timerId);
+    const id = this.id;
+    this.timerId = setTimeout(async () => {
+      try {
+        const view = await api("GET", `/rounds/${encodeURIComponent(id)}`);
+        if (view.round_id === this.id) this.setView(view);
+      } catch (err) { console.warn("round refresh:", err.message); }
+    }, 250);
+  }
+
+  // What the round waits for: the latest prompt, or the view's `expected` (after a reconnect).
+  expected() {
+    if (!this.view || ["settled", "voided", "betting"].includes(this.view.status)) return null;
+    return this.waiting || this.view.expected || null;
+  }
+}
+
+// Is this event already in a view of the round at `seq`? A card or a decision adds to the round's
+// events (its seq counts it); the other events only say what the round is now, and applying them
+// again, in order, gives the same state.
+function covered(event, seq) {
+  return ["card-dealt", "decision-made"].includes(event.type) && event.seq <= (seq ?? -1);
+}
+
+function handsOf(view) {
+  if (!view.hands) view.hands = view.game?.includes("blackjack") ? { dealer: { cards: [] }, seats: {} } : {};
+  return view.hands;
+}
+
+function blackjackHand(hands, name, create) {
+  if (name === "dealer") return (hands.dealer ||= { cards: [] });
+  const match = /^seat-(\d+)(?:\/(\d))?$/.exec(name);
+  if (!match) return null;
+  const seat = (hands.seats[match[1]] ||= { hands: [], behind: [] });
+  const index = Number(match[2] || 0);
+  if (!seat.hands[index] && create) seat.hands[index] = { hand: name, cards: [] };
+  return seat.hands[index] || null;
+}
+
+function slot(view, name) {
+  const hands = handsOf(view);
+  if (hands.seats) return blackjackHand(hands, name, true);
+  return (hands[name] ||= { cards: [] });
+}
+
+function addCard(view, name, code) {
+  const target = slot(view, name);
+  if (!target) return;
+  target.cards = [...(target.cards || []), code];
+  // the points of a hand that just got a card come with the next view from the API
+  delete target.points; delete target.score;
+}
+
+function reveal(view, name, code) {
+  const target = slot(view, name);
+  if (!target) return;
+  const cards = target.cards || [];
+  const at = cards.indexOf("??");
+  if (at >= 0) cards[at] = code; else if (!cards.includes(code)) cards.push(code);
+  target.cards = cards;
+}
+
+// The hands on the felt, for every game, from the view alone.
+export function felt(view, { mine = new Set() } = {}) {
+  const hands = view?.hands;
+  if (!hands) return h("div", { class: "felt empty" }, h("p", { class: "muted" },
+    view?.status === "betting" ? "Place your bets: the cards come when betting closes." : "No cards yet."));
+  if (hands.seats) {
+    const dealer = hands.dealer || { cards: [] };
+    const seats = Object.entries(hands.seats).sort((a, b) => Number(a[0]) - Number(b[0]));
+    return h("div", { class: "felt blackjack" },
+      h("div", { class: "row dealer" }, hand("Dealer", dealer.cards, dealer.score)),
+      h("div", { class: "row seats" }, seats.map(([number, seat]) => h("div", {
+        class: `seat${mine.has(Number(number)) ? " mine" : ""}`, dataset: { seat: number } },
+      h("div", { class: "seat-name" }, `Seat ${number}`, mine.has(Number(number)) ? " (you)" : "",
+        seat.insured ? h("span", { class: "tag" }, "insured") : null),
+      (seat.hands || []).filter(Boolean).map((one, i) => hand(seat.hands.length > 1 ? `Hand ${i + 1}` : "Hand",
+        one.cards, one.score, [one.bj && "blackjack", one.bust && "bust", one.doubled && "doubled",
+          one.surrendered && "surrendered"].filter(Boolean).join(" ")))))));
+  }
+  if (view.game === "baccarat") {
+    const winner = view.result?.winner;
+    return h("div", { class: "felt baccarat" },
+      ["player", "banker"].map((side) => h("div", { class: `side ${side}${winner === side ? " won" : ""}` },
+        hand(label(side), hands[side]?.cards, hands[side]?.points))),
+      winner ? h("p", { class: "winner" }, winner === "tie" ? "Tie" : `${label(winner)} wins`) : null);
+  }
+  const names = ["hand-1", "hand-2", "hand-3", "hand-4", "hand-5", "banker"];
+  return h("div", { class: "felt pokdeng" }, names.map((name) => {
+    const one = hands[name] || view.result?.[name] || {};
+    return hand(label(name), one.cards, one.points, one.pattern && one.pattern !== "normal" ? label(one.pattern) : "");
+  }));
+}
