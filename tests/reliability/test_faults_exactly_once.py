@@ -515,7 +515,9 @@ def _double_round(h: Harness, name: str, seed: int) -> tuple[TableDevices, Deale
     shoe.prepare(["6S", "9C", "5D", "TD", "9H"])
     round_id = _open_round(h, table, {"ana": [{"type": "seat", "seat": 1, "amount": 1000}]})
     _deal_until(h, devices, shoe, round_id)
-    wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision")
+    # the decision is due and the workflow waits for it (its token on the round): the double's
+    # function is the one that wakes it (a player answering before that is woken by the wait itself)
+    wait_for(lambda: _view(h, round_id)["expected"]["kind"] == "decision" and _waits(round_id))
     return devices, shoe, round_id
 
 
@@ -731,7 +733,9 @@ def _third_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, see
     crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     devices.scan(shoe.draw(devices))
     devices.scan(shoe.draw(devices))
-    wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S"])
+    # both cards applied and the workflow waiting for the third: the dealing function that applies
+    # it is the one that wakes the workflow (a card that came before the wait is taken by the wait)
+    wait_for(lambda: _view(h, round_id)["hands"]["banker"]["cards"] == ["8H"] and _waits(round_id))
     armed["on"] = True
     scan_id = devices.scan(shoe.draw(devices))  # applied, then the function dies
     wait_for(lambda: bool(crashed))

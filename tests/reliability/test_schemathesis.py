@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -135,6 +135,9 @@ def test_the_api_conforms_to_its_own_document(target: Target, role: str) -> None
     def run(case: Any) -> None:
         if time.monotonic() > deadline:
             return
+        # a query parameter whose value is an empty list or object is not sent at all (the HTTP
+        # client drops it): a "negative" case made only of such is a valid request, answered 200
+        assume(not any(value in ([], {}) for value in (case.query or {}).values()))
         try:
             response = case.call_and_validate(base_url=target.stack.api_url, checks=CHECKS,
                                               headers={"Authorization": f"Bearer {token}"}, timeout=60)
