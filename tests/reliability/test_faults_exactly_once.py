@@ -337,9 +337,12 @@ def test_the_workflow_retries_a_settlement_that_died_after_each_write(
     seen: set[str] = set()
 
     def first_time(player: str, legs: Any, **kwargs: Any) -> bool:
-        op = legs[0][0] if legs else ""
-        fresh = kwargs.get("kind") in ("settle", "refund") and op.startswith("bet:") and op not in seen
-        seen.add(op)
+        # a player's bets that share a shard move in one transaction (ana's two, one time in 16)
+        if kwargs.get("kind") not in ("settle", "refund"):
+            return False
+        ops = {str(leg[0]) for leg in legs if str(leg[0]).startswith("bet:")}
+        fresh = bool(ops - seen)
+        seen.update(ops)
         return fresh
 
     crashed = crash_after(monkeypatch, store, "move_money", first_time, times=100)
@@ -354,7 +357,8 @@ def test_the_workflow_retries_a_settlement_that_died_after_each_write(
     final = wait_for(lambda: (v := _view(h, round_id))["status"] in ("settled", "voided") and v, timeout=120)
     assert final["status"] == ("settled" if end == "settle" else "voided")
     FIGURES["crash_scenarios"] += 1
-    assert len(crashed) == 3 and len(finished) == 1  # every bet's credit, and the finish, died once
+    # every bet's credit died once (in 2 or 3 transactions), and the finish once
+    assert len({op.split(":")[1] for op in seen}) == 3 and len(crashed) in (2, 3) and len(finished) == 1
     start = {h.players[p].subject: START for p in BACCARAT_BETS}
     check_exactly_once(round_id, start)
     if end == "void":
