@@ -93,6 +93,16 @@ def watch(url: str, tokens: list[str], table_id: str, ready: Any, commands: Any,
     asyncio.run(run())
 
 
+def pin(pid: int, cores: set[int]) -> None:
+    """Every thread of the process on ``cores`` (``sched_setaffinity(pid)`` moves one thread only:
+    the threads the process already started would stay where they were)."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            os.sched_setaffinity(int(tid), cores)
+        except ProcessLookupError:  # that thread has ended
+            pass
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4, help="rounds per phase (default 4)")
@@ -118,7 +128,7 @@ def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[i
     with LocalStack(ROOT, separate_screens=True) as stack:
         process = stack.screens._process
         if process is not None:  # ... the screens and their pushes on the others: on AWS they run elsewhere
-            os.sched_setaffinity(process.pid, screens_cores)
+            pin(process.pid, screens_cores)
         instruments = Instruments(stack)
         demo = quiet_demo(stack)
         table = demo.open_table("bench-screens", "baccarat", 21, cut_at=400)
@@ -137,8 +147,10 @@ def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[i
                                                                     commands, results), daemon=True)
                 child.start()
                 if child.pid is not None:
-                    os.sched_setaffinity(child.pid, screens_cores)
+                    pin(child.pid, screens_cores)
                 ready.wait(600)
+                if child.pid is not None:
+                    pin(child.pid, screens_cores)  # and the threads it started meanwhile
             connect_s = time.perf_counter() - started
             before = stack.invocation_counts()
             sent_before = stack.screens.sent
