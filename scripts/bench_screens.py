@@ -24,6 +24,7 @@ prices stated in :data:`PRICES`, next to what the same watchers would cost polli
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import statistics
@@ -97,10 +98,8 @@ def pin(pid: int, cores: set[int]) -> None:
     """Every thread of the process on ``cores`` (``sched_setaffinity(pid)`` moves one thread only:
     the threads the process already started would stay where they were)."""
     for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
+        with contextlib.suppress(ProcessLookupError):  # that thread has ended
             os.sched_setaffinity(int(tid), cores)
-        except ProcessLookupError:  # that thread has ended
-            pass
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
