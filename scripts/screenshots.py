@@ -54,14 +54,9 @@ def sign_in(browser: Any, web: str, role: str, subject: str, table: str | None =
     page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
     page.on("pageerror", lambda exc: print("page error:", exc))
     page.on("console", lambda m: print("console:", m.text) if m.type in ("error", "warning") else None)
-    page.goto(f"{web}/#/signin")
-    page.select_option("select[name=role]", role)
-    if role == "dealer":
-        page.fill("input[name=table]", table or "")
-    else:
-        page.fill("input[name=subject]", subject)
-    page.click("form button[type=submit]")
-    page.wait_for_selector(f"#who >> text={role}")
+    from croupier.local.web import sign_in as fill_sign_in
+
+    fill_sign_in(page, web, role, subject, table)
     return page
 
 

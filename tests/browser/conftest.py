@@ -71,15 +71,9 @@ class Page:
                 self.responses.append((response.url, response.text()))
 
     def sign_in(self, role: str, subject: str, table: str | None = None) -> Page:
-        page = self.page
-        page.goto(f"{self.stack.web.url}/#/signin")
-        page.select_option("select[name=role]", role)
-        if role == "dealer":
-            page.fill("input[name=table]", table or "")
-        else:
-            page.fill("input[name=subject]", subject)
-        page.click("form button[type=submit]")
-        page.wait_for_selector("#who >> text=" + role)
+        from croupier.local.web import sign_in
+
+        sign_in(self.page, self.stack.web.url, role, subject, table)
         return self
 
     def received_about(self, table_id: str, round_id: str) -> list[str]:

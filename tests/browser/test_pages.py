@@ -37,6 +37,13 @@ def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[B
     return thread
 
 
+def bet(page: Any, kind: str, amount: int) -> None:
+    """The player fills the bet form (type, amount) and sends it."""
+    page.select_option("select[name=type]", kind)
+    page.fill("input[name=amount]", str(amount))
+    page.click("form.bet-form button[type=submit]")
+
+
 def test_a_player_bets_at_baccarat_and_watches_the_round_without_reloading(h: Harness, pages: Any) -> None:
     table = h.open_table(h.table("web-bac"), "baccarat", 21, cut_at=300)
     ana = h.players["ana"]
@@ -51,15 +58,11 @@ def test_a_player_bets_at_baccarat_and_watches_the_round_without_reloading(h: Ha
     table.shoe.prepare(["9S", "8H", "KD", "KC"])  # Player 9 beats Banker 8
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     page.wait_for_selector(".badge.betting")
-    page.select_option("select[name=type]", "player")
-    page.fill("input[name=amount]", "1000")
-    page.click("form.bet-form button[type=submit]")
+    bet(page, "player", 1000)
     page.wait_for_selector("tr[data-bet]")
     assert "player" in page.inner_text("tr[data-bet]") and "1,000" in page.inner_text("tr[data-bet]")
     # a bet above the table's limit: the API's message, as it says it
-    page.select_option("select[name=type]", "tie")
-    page.fill("input[name=amount]", "999999")
-    page.click("form.bet-form button[type=submit]")
+    bet(page, "tie", 999999)
     page.wait_for_selector(".refusal:not(:empty)")
     assert page.inner_text(".refusal") == "tie: 999999 is above the table maximum 100000"
     reloads: list[str] = []
@@ -217,9 +220,7 @@ def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_b
     table.shoe.prepare(["2S", *cards])
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     page.wait_for_selector(".badge.betting")
-    page.select_option("select[name=type]", "player-1")
-    page.fill("input[name=amount]", "1000")
-    page.click("form.bet-form button[type=submit]")
+    bet(page, "player-1", 1000)
     page.wait_for_selector(".confirm >> text=Confirm")
     assert "reserves 2,000" in page.inner_text(".confirm")  # shown before anything is placed
     assert page.query_selector("tr[data-bet]") is None

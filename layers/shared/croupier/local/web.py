@@ -215,3 +215,16 @@ class _Quiet(WSGIRequestHandler):
     def log_request(self, *args: Any, **kwargs: Any) -> None:
         return
 
+
+def sign_in(page: Any, web_url: str, role: str, subject: str, table: str | None = None) -> None:
+    """Signs a browser page (Playwright's) in through the local sign-in form, as a person would:
+    the role, then the player (or the dealer console's table); returns once the page names the
+    role. Used by the browser tests and the screenshots."""
+    page.goto(f"{web_url}/#/signin")
+    page.select_option("select[name=role]", role)
+    if role == "dealer":
+        page.fill("input[name=table]", table or "")
+    else:
+        page.fill("input[name=subject]", subject)
+    page.click("form button[type=submit]")
+    page.wait_for_selector(f"#who >> text={role}")
