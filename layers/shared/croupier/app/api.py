@@ -318,7 +318,8 @@ tables_router = Router()
                     **doc("createTable", "tables", TableView, WRITE_ERRORS, status=201, description="Created"))
 def create_table(body: CreateTable) -> Response[Any]:
     who = caller(tables_router).require("operator")
-    item = tables.create_table(body.game, body.rules, body.reader_id, body.table_id, body.name)
+    item = tables.create_table(body.game, body.rules, body.reader_id, body.table_id, body.name,
+                               body.wallet.model_dump() if body.wallet else None)
     return _json(201, out(TableView, queries.table_view(item, who)))
 
 
@@ -326,7 +327,9 @@ def create_table(body: CreateTable) -> Response[Any]:
                      **doc("configureTable", "tables", TableView, WRITE_ERRORS))
 def configure_table(table_id: TableId, body: ConfigureTable) -> dict[str, Any]:
     who = caller(tables_router).require("operator")
-    return out(TableView, queries.table_view(tables.configure_table(table_id, body.rules, body.reader_id), who))
+    wallet = body.wallet.model_dump() if body.wallet else None
+    return out(TableView, queries.table_view(tables.configure_table(table_id, body.rules, body.reader_id, wallet),
+                                             who))
 
 
 @tables_router.put("/tables/<table_id>/seats/<seat>", summary="Sit down at a blackjack seat",

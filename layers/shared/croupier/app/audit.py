@@ -10,7 +10,10 @@ Checks, over every wallet and every round of the two tables:
 5. against the table: every card of every round is an entry of its table's device log, taken
    into that round, in the log's order; every entry the log took into a round is in that round;
    every entry before a table's cursor was used, refused or told about (none was skipped); and
-   every scan id was recorded once.
+   every scan id was recorded once;
+6. seamless tables (:mod:`croupier.app.reconcile`): every bet against its calls to the operator's
+   wallet, every call against its bet, and, when asked, against the operator's own record. Their
+   money is the operator's: it is not part of check 3.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..transcript import Transcript, replay
-from . import store
+from . import reconcile, store
 from .engine import bet_from_item, rebuild
 
 
@@ -36,6 +39,7 @@ class AuditReport:
     house: int = 0
     in_play: int = 0
     problems: list[str] = field(default_factory=list)
+    seamless: reconcile.WalletCalls | None = None
 
     @property
     def ok(self) -> bool:
@@ -45,6 +49,8 @@ class AuditReport:
         head = (f"{self.wallets} wallets, {self.ledger_entries} ledger entries, {self.rounds} rounds, "
                 f"{self.bets} bets; deposits {self.deposits}, withdrawals {self.withdrawals}, wallets {self.balances}, "
                 f"house {self.house:+d}, stakes in play {self.in_play}")
+        if self.seamless is not None and (self.seamless.calls or self.seamless.bets):
+            head += "\n" + self.seamless.summary()
         if self.ok:
             return f"{head}\naudit: OK"
         return head + "\n" + "\n".join(f"  - {p}" for p in self.problems) + f"\naudit: FAILED ({len(self.problems)})"
@@ -61,14 +67,20 @@ def _scan(table: Any) -> list[dict[str, Any]]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def run_audit() -> AuditReport:
+def run_audit(operator_view: reconcile.OperatorView | None = None,
+              operator_report: dict[str, dict[str, Any]] | None = None) -> AuditReport:
+    """The audit; seamless calls are checked against the operators' records too when
+    ``operator_view`` (their status call) or ``operator_report`` (their transactions) is given."""
     report = AuditReport()
     wallet_items = _scan(store.wallet_table())
     game_items = _scan(store.game_table())
     ledgers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     markers: dict[str, dict[str, Any]] = {}
     wallets: dict[str, dict[str, Any]] = {}
+    calls = [i for i in wallet_items if i["pk"].startswith("CALL#")]
     for item in wallet_items:
+        if item["pk"].startswith("CALL#"):
+            continue
         player = item["pk"].split("#", 1)[1]
         if item["sk"] == "BALANCE":
             wallets[player] = item
@@ -110,8 +122,9 @@ def run_audit() -> AuditReport:
             report.problems.append(f"wallet {player}: balance {wallet['balance']} without any ledger entry")
         report.balances += int(wallet.get("balance", 0))
     rounds = {i["round_id"]: i for i in game_items if i["pk"].startswith("ROUND#") and i["sk"] == "META"}
-    bets = [i for i in game_items if i["sk"].startswith("BET#")]
-    report.rounds, report.bets = len(rounds), len(bets)
+    every_bet = [i for i in game_items if i["sk"].startswith("BET#")]
+    bets = [b for b in every_bet if not b.get("operator")]  # seamless bets: check 6
+    report.rounds, report.bets = len(rounds), len(every_bet)
     by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for bet in bets:
         by_round[bet["round_id"]].append(bet)
@@ -141,6 +154,11 @@ def run_audit() -> AuditReport:
             f"wallets {report.balances} + house {report.house} + stakes in play {report.in_play} = "
             f"{report.balances + report.house + report.in_play}, but deposits minus withdrawals = "
             f"{report.deposits - report.withdrawals}")
+    report.seamless = reconcile.check(every_bet, calls, operator_view, operator_report)
+    report.problems.extend(report.seamless.problems)
+    for bet in every_bet:
+        if bet.get("operator"):
+            by_round[bet["round_id"]].append(bet)
     for round_id, rnd in rounds.items():
         if rnd["status"] != "settled":
             continue

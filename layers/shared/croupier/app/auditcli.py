@@ -41,6 +41,21 @@ def _target(args: argparse.Namespace) -> dict[str, str]:
     return {k: str(v) for k, v in data.items()}
 
 
+def read_operator_report(path: Path) -> dict[str, dict[str, object]]:
+    """An operator's transactions, one JSON object per line with at least ``transaction_id``,
+    ``state`` (applied / cancelled) and ``amount``."""
+    held: dict[str, dict[str, object]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            held[str(entry["transaction_id"])] = entry
+        except (ValueError, KeyError, TypeError) as exc:
+            raise AuditTargetError(f"{path}:{number}: not a transaction of the report ({exc})") from None
+    return held
+
+
 def run(args: argparse.Namespace) -> int:
     target = _target(args)
     if target.get("endpoint"):
@@ -54,10 +69,21 @@ def run(args: argparse.Namespace) -> int:
     os.environ["WALLET_TABLE"] = target["wallet_table"]
     os.environ.setdefault("IDEMPOTENCY_TABLE", "unused-by-the-audit")
     os.environ.setdefault("ROUND_STATE_MACHINE_ARN", "arn:unused:by:the:audit")
-    from . import store
+    if args.operator_wallets:
+        os.environ["OPERATOR_WALLETS"] = args.operator_wallets
+    elif target.get("operator_wallets"):
+        os.environ.setdefault("OPERATOR_WALLETS", target["operator_wallets"])
+    report_file = None
+    if args.operator_report:
+        path = Path(args.operator_report)
+        if not path.is_file():
+            raise AuditTargetError(f"no operator report at {path}")
+        report_file = read_operator_report(path)
+    from . import operators, reconcile, store
     from .audit import run_audit
 
     store.reset_clients()
-    report = run_audit()
+    operators.reset_clients()
+    report = run_audit(reconcile.ask_operator if args.reconcile else None, report_file)
     print(report.summary())
     return 0 if report.ok else 1

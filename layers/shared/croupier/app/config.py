@@ -39,14 +39,30 @@ class Settings(BaseSettings):
     """Slots a table's watchers are spread over: one push message (and function) per slot."""
     push_workers: int = Field(default=16, ge=1, le=128)
     """Connections a push function posts to at once."""
+    operator_wallets: str = "/croupier/dev/operators"
+    """The SSM path of the operators' seamless wallets: ``{path}/{operator}`` is a SecureString
+    holding the wallet's URL, signing secret and currency (:mod:`croupier.app.operators`)."""
+    wallet_calls_queue_url: str | None = None
+    """The queue of the wallet-call outbox: credits, refunds and cancels waiting to reach an
+    operator's wallet (:mod:`croupier.app.seamless`)."""
+    wallet_timeout_ms: int = Field(default=3000, ge=50, le=20_000)
+    """How long a call to an operator's wallet may take before its answer counts as lost."""
+    wallet_retry_base_ms: int = Field(default=1000, ge=10, le=600_000)
+    wallet_retry_cap_ms: int = Field(default=60_000, ge=10, le=900_000)
+    """Backoff of an undelivered credit or cancel: base, doubled per attempt, capped."""
+    wallet_debit_grace_ms: int = Field(default=60_000, ge=100, le=900_000)
+    """A debit not committed this long after it was sent died with its request: it is cancelled."""
+    wallet_sweep_slack_ms: int = Field(default=30_000, ge=0, le=900_000)
+    """The sweeper re-queues a call only this long past its due time (its own delayed message
+    comes first)."""
     cognito_issuer: str | None = None
     """On AWS: the user pool that signs the tokens a WebSocket connection presents."""
     cognito_client_id: str | None = None
     jwt_secret: str | None = Field(default=None, validation_alias=AliasChoices("LOCAL_JWT_SECRET"))
     """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
 
-    @field_validator("jwt_secret", "websocket_endpoint", "push_queue_url", "cognito_issuer", "cognito_client_id",
-                     mode="before")
+    @field_validator("jwt_secret", "websocket_endpoint", "push_queue_url", "wallet_calls_queue_url", "cognito_issuer",
+                     "cognito_client_id", mode="before")
     @classmethod
     def _unset_if_empty(cls, value: object) -> object:
         return value or None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..games.base import Action
-from . import store, workflow
+from . import seamless, store, workflow
 from .dealing import drain
 from .engine import apply_event, bet_from_item, rebuild
 from .errors import AppError, Funds
@@ -72,7 +72,21 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         holder["token"] = take_token(rnd)
         version = int(rnd["version"])
         round_put = store.versioned_put(rnd, version)
-        if cost > 0:
+        operator = seamless.operator_of(rnd)
+        if cost > 0 and operator:
+            # the operator's wallet takes the extra stake first; the decision is written with it
+            shard = store.shard_of(bet_ref.id, int(rnd["shards"]))
+            reason = "follow" if action.startswith("follow-") else action
+            debited = seamless.debit(operator, [seamless.Debit(f"bet:{bet_ref.id}:{action}", player, cost,
+                                                               rnd["table_id"], round_id, bet_ref.id, reason)])
+            try:
+                store.write([round_put, store.add_taken(round_id, shard, bet_ref.id, cost, debited),
+                             *seamless.accepted(debited)])
+            except BaseException:
+                rnd["version"] = version
+                seamless.void(debited)
+                raise
+        elif cost > 0:
             extra = store.add_taken(round_id, store.shard_of(bet_ref.id, int(rnd["shards"])), bet_ref.id, cost)
             op = f"bet:{bet_ref.id}:{action}:{len(rnd['events'])}"
             try:

@@ -27,17 +27,26 @@ class _In(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class TableWallet(_In):
+    """Where the table's players' money is: Croupier's own wallets, or an operator's seamless wallet."""
+    mode: Literal["internal", "seamless"]
+    operator: StrictStr | None = Field(default=None, min_length=2, max_length=40, pattern=r"^[a-z0-9][a-z0-9-]+$",
+                                       description="seamless: the operator whose wallet is called")
+
+
 class CreateTable(_In):
     game: Game
     reader_id: StrictStr = Id
     table_id: StrictStr | None = Field(default=None, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
     name: StrictStr | None = Field(default=None, max_length=80)
     rules: dict[str, Any] = Field(default_factory=dict, description="overrides of the game's default table rules")
+    wallet: TableWallet | None = Field(default=None, description="internal (the default) or seamless")
 
 
 class ConfigureTable(_In):
     rules: dict[str, Any] | None = None
     reader_id: Annotated[StrictStr, Id] | None = None
+    wallet: TableWallet | None = None
 
 
 class BetIn(_In):

@@ -25,6 +25,7 @@ def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
     return {
         "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
         **({"reader_id": item.get("reader_id")} if who.role in STAFF else {}),
+        "wallet": {k: str(v) for k, v in (item.get("wallet") or {"mode": "internal"}).items()},
         "seats": {number: seat_view(seat, who) for number, seat in (item.get("seats") or {}).items()},
         "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
                                                                    "last_round", "cards_drawn", "burn_remaining")},

@@ -78,6 +78,8 @@ class TableView(_Out):
     game: Game
     rules: dict[str, Any] = Field(description="the table's overrides of the game's default rules")
     reader_id: str | None = Field(default=None, description="the card reader's id: staff only")
+    wallet: dict[str, str] = Field(default_factory=lambda: {"mode": "internal"},
+                                   description="where the players' money is: internal, or seamless with its operator")
     seats: dict[str, SeatAtTable] = Field(description="taken seats by number (blackjack)")
     shoe: ShoeView | None
     round_id: str | None

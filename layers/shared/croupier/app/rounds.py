@@ -21,7 +21,7 @@ from .. import betting
 from ..errors import ShoeError
 from ..rules import Rules, Timers, load_rules
 from ..shoe import Shoe
-from . import store, workflow
+from . import seamless, store, workflow
 from .config import settings
 from .errors import StateConflict
 
@@ -70,11 +70,14 @@ def start_round(table_id: str) -> dict[str, Any]:
         seats = table.get("seats") or {}
         if table["game"] in BLACKJACK:
             seated = betting.seats_from_dict(seats)
-            balances = {state.player: store.balance_of(state.player) for state in seated.values()}
+            operator = seamless.operator_of(table)  # a seamless player's funds are the operator's to check
+            balances = {state.player: seamless.UNBOUNDED if operator else store.balance_of(state.player)
+                        for state in seated.values()}
             seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
         now = store.now_ms()
         round_item = {
             **store.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
+            "wallet": seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
             # once the game's defaults change
             "rules": rules.model_dump(mode="json", by_alias=True), "round_in_shoe": number, "shoe_id": shoe.shoe_id,

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ShoeError
 from ..shoe import Shoe
-from . import alerts, store
+from . import alerts, seamless, store
 from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
@@ -39,7 +39,14 @@ Finishing = tuple[dict[str, Any], str, int, dict[str, Any]]
 
 def _credit(player: str, batch: Sequence[Finishing]) -> None:
     """Credit and close bets of one player, all settled or all refunded, in one transaction (their
-    markers and status conditions make it exactly once)."""
+    markers and status conditions make it exactly once). A seamless table's credits are written to
+    the outbox in that transaction instead, and sent to the operator's wallet after it."""
+    if batch[0][0].get("operator"):
+        calls = [seamless.credit_calls(item, kind, credit, result) for item, kind, credit, result in batch]
+        store.write([*(store.close_bet(item, kind, result) for item, kind, _, result in batch),
+                     *(op for _, op in calls)])
+        seamless.enqueue([txid for txid, _ in calls])
+        return
     store.move_money(player, [(f"bet:{item['bet_id']}:{kind}", credit,
                                {"round_id": item["round_id"], "bet_id": item["bet_id"]})
                               for item, kind, credit, _ in batch],
@@ -58,7 +65,7 @@ def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, 
 
 CREDITS_PER_TRANSACTION = 32
 """Bets of one player closed in one transaction: three items each (ledger entry, marker, bet) and
-the wallet: at most 100, DynamoDB's limit."""
+the wallet, or two (the bet, its outbox call) in seamless mode: at most 100, DynamoDB's limit."""
 _pool: dict[int, ThreadPoolExecutor] = {}
 """The settlement threads, by their number: made once per Lambda environment."""
 

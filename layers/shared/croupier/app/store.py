@@ -26,7 +26,10 @@ pk                                         sk                 what
 
 ``WalletTable``: ``WALLET#{player}`` / ``BALANCE`` (balance, version), ``LEDGER#{seq}`` (one entry
 per money movement, with the balance after it) and ``OP#{op}`` (the marker that makes a money
-movement happen once).
+movement happen once); and, for tables in seamless mode, ``CALL#{transaction}`` / ``CALL``: one
+call to an operator's wallet (debit, credit or cancel), its request, every attempt's answer and its
+state. A call that still needs work carries ``due_pk``/``next_at`` (GSI ``due``: the outbox's
+sweeper finds it there); every call carries ``round_pk`` (GSI ``by-round``: a round's calls).
 """
 
 from __future__ import annotations
@@ -399,12 +402,17 @@ def player_round_unchanged(summary: dict[str, Any] | None, round_id: str, player
                                "ExpressionAttributeValues": {":v": int(summary["version"])}}}
 
 
-def add_taken(round_id: str, shard: int, bet_id: str, cost: int) -> dict[str, Any]:
-    """The transaction item adding an extra stake (double, split, insurance, follow) to an open bet."""
+def add_taken(round_id: str, shard: int, bet_id: str, cost: int, debits: Sequence[str] = ()) -> dict[str, Any]:
+    """The transaction item adding an extra stake (double, split, insurance, follow) to an open bet
+    (with, in seamless mode, the operator's transaction ids that took it)."""
+    update = "ADD taken :c"
+    values: dict[str, Any] = {":c": cost, ":open": "open"}
+    if debits:
+        update += " SET debits = list_append(if_not_exists(debits, :none), :d)"
+        values.update({":none": [], ":d": list(debits)})
     return {"Update": {"TableName": settings().game_table, "Key": bet_key(round_id, shard, bet_id),
-                       "UpdateExpression": "ADD taken :c", "ConditionExpression": "#s = :open",
-                       "ExpressionAttributeNames": {"#s": "status"},
-                       "ExpressionAttributeValues": {":c": cost, ":open": "open"}}}
+                       "UpdateExpression": update, "ConditionExpression": "#s = :open",
+                       "ExpressionAttributeNames": {"#s": "status"}, "ExpressionAttributeValues": values}}
 
 
 def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -489,6 +497,97 @@ def log_entry_update(table_id: str, n: int, fields: dict[str, Any]) -> dict[str,
 
 
 # --- money -----------------------------------------------------------------------------------
+
+
+def call_key(transaction: str) -> dict[str, str]:
+    return {"pk": f"CALL#{transaction}", "sk": "CALL"}
+
+
+CALL_HISTORY = 40
+"""Attempts of one wallet call kept in full on its item (later ones update ``last`` and the count:
+an outage of hours must not grow the item past DynamoDB's 400 KB)."""
+
+
+def call_item(transaction: str, call: str, operator: str, request: dict[str, Any], status: str,
+              due_at: int) -> dict[str, Any]:
+    """A wallet call to record: ``sending`` (a debit on its way), or ``pending`` (a credit or a
+    cancel in the outbox), due for the outbox at ``due_at``."""
+    now = now_ms()
+    return {**call_key(transaction), "transaction_id": transaction, "call": call, "operator": operator,
+            "player": request.get("player"), "amount": int(request.get("amount", 0)),
+            "round_id": request.get("round_id"), "bet_id": request.get("bet_id"),
+            "round_pk": f"ROUND#{request.get('round_id')}", "request": request, "status": status, "attempts": 0,
+            "history": [], "created_at": now, "updated_at": now, "due_pk": "DUE", "next_at": due_at,
+            "expires_at": now // 1000 + BET_RECORD_DAYS * 86400}
+
+
+def call_put(item: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item recording a new wallet call (its id is new: a movement is called once)."""
+    return {"Put": {"TableName": settings().wallet_table, "Item": item,
+                    "ConditionExpression": "attribute_not_exists(pk)"}}
+
+
+def load_call(transaction: str) -> dict[str, Any] | None:
+    return get(wallet_table(), call_key(transaction))
+
+
+def call_settled(transaction: str, from_status: str, to_status: str, fields: dict[str, Any] | None = None,
+                 ) -> dict[str, Any]:
+    """The transaction item moving a call from one state to a final one (it leaves the outbox)."""
+    names = {"#s": "status"}
+    values: dict[str, Any] = {":from": from_status, ":to": to_status, ":at": now_ms()}
+    sets = ["#s = :to", "updated_at = :at"]
+    for i, (name, value) in enumerate((fields or {}).items()):
+        names[f"#f{i}"] = name
+        values[f":f{i}"] = value
+        sets.append(f"#f{i} = :f{i}")
+    return {"Update": {"TableName": settings().wallet_table, "Key": call_key(transaction),
+                       "UpdateExpression": f"SET {', '.join(sets)} REMOVE due_pk, next_at",
+                       "ConditionExpression": "#s = :from", "ExpressionAttributeNames": names,
+                       "ExpressionAttributeValues": values}}
+
+
+def call_attempted(item: dict[str, Any], attempt: dict[str, Any], *, final: str | None = None,
+                   next_at: int | None = None) -> None:
+    """Record one attempt of a call (its answer), and either its final state or when it is due
+    again. Conditioned on the state it was read in: a duplicate delivery that finished the call
+    first is not undone."""
+    values: dict[str, Any] = {":from": item["status"], ":one": 1, ":last": attempt, ":at": now_ms()}
+    sets = ["attempts = attempts + :one", "#l = :last", "updated_at = :at"]
+    if len(item.get("history") or []) < CALL_HISTORY:
+        sets.append("history = list_append(history, :h)")
+        values[":h"] = [attempt]
+    remove = ""
+    if final is not None:
+        sets.append("#s = :to")
+        values[":to"] = final
+        remove = " REMOVE due_pk, next_at"
+    elif next_at is not None:
+        sets.append("next_at = :next")
+        values[":next"] = next_at
+    try:
+        wallet_table().update_item(Key=call_key(item["transaction_id"]),
+                                   UpdateExpression=f"SET {', '.join(sets)}{remove}",
+                                   ConditionExpression="#s = :from",
+                                   ExpressionAttributeNames={"#s": "status", "#l": "last"},
+                                   ExpressionAttributeValues=values)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            raise Conflict(f"wallet call {item['transaction_id']} moved on meanwhile") from exc
+        raise
+
+
+def due_calls(until: int, limit: int = 200) -> list[dict[str, Any]]:
+    """Wallet calls due for the outbox by ``until`` (oldest first)."""
+    page = wallet_table().query(IndexName="due", KeyConditionExpression="due_pk = :d AND next_at <= :t",
+                                ExpressionAttributeValues={":d": "DUE", ":t": until}, Limit=limit)
+    return [plain(i) for i in page.get("Items", [])]
+
+
+def round_calls(round_id: str) -> list[dict[str, Any]]:
+    """Every wallet call of a round (the index is eventually consistent: a reconciliation)."""
+    return list(query_all(wallet_table(), IndexName="by-round", KeyConditionExpression="round_pk = :r",
+                          ExpressionAttributeValues={":r": f"ROUND#{round_id}"}))
 
 
 def balance_of(player: str) -> int:

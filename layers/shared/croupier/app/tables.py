@@ -13,18 +13,20 @@ from typing import Any
 
 from .. import betting
 from ..rules import load_rules
-from . import store
+from . import seamless, store
 from .errors import AppError, StateConflict
 from .rounds import BLACKJACK, retry, table_idle, table_rules
 
 
 def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str | None = None,
-                 name: str | None = None) -> dict[str, Any]:
+                 name: str | None = None, wallet: dict[str, Any] | None = None) -> dict[str, Any]:
     load_rules(game, rules)  # validates (RulesError -> 400)
+    wallet = seamless.checked_wallet(wallet or {"mode": "internal"})
     table_id = table_id or f"t-{uuid.uuid4().hex[:10]}"
     item = {**store.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
             "reader_id": reader_id, "name": name or table_id, "seats": {}, "shoe": None, "round_id": None,
             "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms(),
+            "wallet": wallet,
             "gsi1pk": "TABLES", "gsi1sk": table_id}  # the lobby lists the tables through the index
     try:
         store.put_new(store.game_table(), item)
@@ -33,7 +35,12 @@ def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str
     return item
 
 
-def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str | None) -> dict[str, Any]:
+def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str | None,
+                    wallet: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Change a table's rules, card reader or wallet mode between rounds (a round keeps the wallet
+    it opened with: its bets name the operator that took them)."""
+    checked = seamless.checked_wallet(wallet) if wallet is not None else None
+
     def attempt() -> dict[str, Any]:
         item = store.load_table(table_id)
         if not table_idle(item):
@@ -43,6 +50,8 @@ def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str 
             item["rules"] = rules
         if reader_id is not None:
             item["reader_id"] = reader_id
+        if checked is not None:
+            item["wallet"] = checked
         return store.save_table(item)
 
     return retry(attempt)

@@ -88,11 +88,17 @@ class Demo:
             self.operator.post(f"/wallets/{self.prefix}{name}/deposits", {"amount": START_BALANCE, "reference": "demo"},
                                idempotent=True)
 
+    def fund_at_operator(self) -> None:
+        """The players' accounts in the operator's own wallet (a seamless table's money)."""
+        for client in self.players.values():
+            self.stack.operator_wallet.open_account(client.subject, START_BALANCE)
+
     def open_table(self, table_id: str, game: str, seed: int, cut_at: int, *, scan_burn: bool = True,
-                   rules: dict[str, Any] | None = None) -> Table:
+                   rules: dict[str, Any] | None = None, wallet: dict[str, str] | None = None) -> Table:
         reader = f"reader-{table_id}"
         overrides = {"timers": self.timers, **(rules or {})}
-        self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader, "rules": overrides})
+        self.operator.post("/tables", {"game": game, "table_id": table_id, "reader_id": reader, "rules": overrides,
+                                       **({"wallet": wallet} if wallet else {})})
         devices = TableDevices(self.stack.outputs["event_bus"], table_id, reader)
         shoe = DealerShoe(seed, cut_at)
         console = self.console(table_id)
@@ -219,6 +225,19 @@ class Demo:
                 self.out("  the cut card came out: that was the last round of the shoe; the dealer reshuffles")
                 self.shuffle(table, self.seed + 11, cut_at=200, scan_burn=False)
 
+    def play_seamless(self) -> None:
+        from .stack import LOCAL_OPERATOR
+
+        self.out(f"\nBaccarat in seamless mode (table bac-sw): every stake and payout moves in the operator's "
+                 f"own wallet ({LOCAL_OPERATOR}, a separate HTTP server), not in Croupier's")
+        table = self.open_table("bac-sw", "baccarat", self.seed + 5, cut_at=300,
+                                wallet={"mode": "seamless", "operator": LOCAL_OPERATOR})
+        for _ in range(3):
+            bets = {"ana": [{"type": "banker", "amount": 1500}], "dev": [{"type": "player", "amount": 800},
+                                                                       {"type": "tie", "amount": 100}],
+                    "fay": [{"type": "banker", "amount": 600, "mode": "no-commission"}]}
+            self.round(table, bets)
+
     def play_pok_deng(self) -> None:
         self.out("\nPok Deng (table pd-1): five hands against the Banker, dealt face down while bets are open; "
                  "a Player bet reserves twice its stake")
@@ -326,8 +345,10 @@ SCENES: list[tuple[str, Callable[[Demo], None]]] = [
     ("pok deng", Demo.play_pok_deng),
     ("deluxe blackjack", lambda demo: BlackjackScenes(demo).deluxe()),
     ("classic blackjack", lambda demo: BlackjackScenes(demo).classic()),
+    ("seamless wallet", Demo.play_seamless),
 ]
-"""The demo's four tables, played one after the other with the same players."""
+"""The demo's four games, played one after the other with the same players, and a Baccarat table
+in seamless mode (the operator's wallet)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -340,13 +361,17 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(stack.handlers)} functions)")
         players = Demo(stack, out=lambda line: print(line, flush=True))
         players.fund()
-        print(f"  {len(players.players)} players funded with {START_BALANCE} each", flush=True)
+        players.fund_at_operator()
+        print(f"  {len(players.players)} players funded with {START_BALANCE} each, in Croupier's wallets and in "
+              f"the operator's", flush=True)
         for _, scene in SCENES:
             scene(players)
         print("\nWallets")
         for name, client in players.players.items():
             wallet = client.get(f"/wallets/{client.subject}")
-            print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})")
+            at_operator = stack.operator_wallet.balance(client.subject)
+            print(f"  {name:6} {wallet['balance']:>8}  ({wallet['balance'] - START_BALANCE:+d})   at the operator "
+                  f"{at_operator:>8}  ({at_operator - START_BALANCE:+d})")
         screens = len(players._screens)
         players.close_screens()
         calls = stack.invocation_counts()

@@ -40,7 +40,8 @@ def state_of(stack: LocalStack) -> dict[str, Any]:
     return {"endpoint": stack.endpoint, "api": stack.api_url, "region": "us-east-1", "stage": stack.stage,
             "game_table": stack.outputs["game_table"], "wallet_table": stack.outputs["wallet_table"],
             "event_bus": stack.outputs["event_bus"], "state_machine": stack.outputs["state_machine"],
-            "websocket": stack.screens.url, "web": stack.web.url}
+            "websocket": stack.screens.url, "web": stack.web.url,
+            "operator_wallets": os.environ.get("OPERATOR_WALLETS", ""), "operator_wallet": stack.operator_wallet.url}
 
 
 def tokens(secret: str, table: str = "bac-1", players: tuple[str, str] = ("alice", "bob")) -> dict[str, str]:

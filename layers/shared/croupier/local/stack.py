@@ -42,6 +42,14 @@ from . import template as tpl
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
+LOCAL_OPERATOR = "local-operator"
+"""The operator of the local stack's reference seamless wallet."""
+LOCAL_OPERATOR_SECRET = "local-operator-signing-secret"
+LOCAL_CURRENCY = "THB"
+LOCAL_WALLET_TIMINGS = {"WALLET_RETRY_BASE_MS": "200", "WALLET_RETRY_CAP_MS": "2000", "WALLET_DEBIT_GRACE_MS": "6000",
+                        "WALLET_SWEEP_SLACK_MS": "1000"}
+"""The outbox's timings on the local stack: seconds where AWS has a minute (its sweeper runs every
+second here), so that a test sees a retried credit within its own time."""
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
@@ -146,6 +154,14 @@ class LocalStack:
         """The browser front end (``web/``) and the local-only token and device endpoints."""
         self.parameters: dict[str, Any] = {}
         self.cors_origin = "*"
+        self._pollers: list[tuple[str, str, int]] = []  # (function, queue url, batch size)
+        self._schedules: list[str] = []  # functions with a schedule
+        self._stopping = threading.Event()
+        from .operator_wallet import OperatorWallet
+
+        self.operator_wallet = OperatorWallet(LOCAL_OPERATOR, LOCAL_OPERATOR_SECRET, LOCAL_CURRENCY)
+        """The reference operator wallet (a real HTTP server with its own ledger) that the local
+        stack's seamless tables call."""
 
     # --- lifecycle ---------------------------------------------------------------------------
     @property
@@ -181,6 +197,8 @@ class LocalStack:
         self._configure_moto()
         self._create_resources()
         self._start_api()
+        self._start_operator_wallet()
+        self._start_pollers()
         self._servers.append(self.screens.start())
         self._servers.append(self.web.start())
         return self
@@ -191,6 +209,7 @@ class LocalStack:
         # executions still waiting (rounds left open) fail their tasks as the servers go: not news
         logging.getLogger("moto.stepfunctions").setLevel(logging.ERROR)
         motopatch.stop_deliveries()
+        self._stopping.set()
         for server in reversed(self._servers):
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
@@ -351,6 +370,8 @@ class LocalStack:
             name = res.resolve(props["Name"])
             res.refs[logical] = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{name}"
         os.environ.update(env)
+        for name, value in LOCAL_WALLET_TIMINGS.items():  # unless the caller set its own (the benchmark)
+            os.environ.setdefault(name, value)
         os.environ["POWERTOOLS_LOG_LEVEL"] = os.environ.get("CROUPIER_LOG_LEVEL", "ERROR")
         for logical in functions:
             props = res.resolve(resources[logical]["Properties"])
@@ -366,6 +387,14 @@ class LocalStack:
                     self.screens.consume(props["FunctionName"], self.root / props["CodeUri"] / "app.py",
                                          props["Handler"], fn_env, env["PUSH_QUEUE_URL"],
                                          int(event["Properties"].get("BatchSize", 10)))
+                elif event["Type"] == "SQS" and not self._fifo(event["Properties"]["Queue"], resources, res):
+                    # a standard queue (the wallet outbox's) is polled here as Lambda polls it, with
+                    # its delays and visibility timeouts; moto's mapping would run the function
+                    # inside the sender's own call (settlement would wait for an operator)
+                    url = next(res.refs[q] for q in queues if res.attrs.get((q, "Arn")) == event["Properties"]["Queue"])
+                    self._pollers.append((props["FunctionName"], url, int(event["Properties"].get("BatchSize", 10))))
+                elif event["Type"] == "Schedule":
+                    self._schedules.append(props["FunctionName"])
                 elif event["Type"] == "SQS":
                     lam.create_event_source_mapping(EventSourceArn=event["Properties"]["Queue"],
                                                     FunctionName=props["FunctionName"],
@@ -389,6 +418,66 @@ class LocalStack:
         self.outputs.update(game_table=os.environ.get("GAME_TABLE"), wallet_table=os.environ.get("WALLET_TABLE"))
 
         self.screens.configure(template, res, self)
+
+    @staticmethod
+    def _fifo(queue_arn: str, resources: dict[str, Any], res: Any) -> bool:
+        logical = next(q for q, spec in resources.items()
+                       if spec["Type"] == "AWS::SQS::Queue" and res.attrs.get((q, "Arn")) == queue_arn)
+        return bool(resources[logical]["Properties"].get("FifoQueue"))
+
+    def _start_operator_wallet(self) -> None:
+        """The reference wallet, and its SSM parameter where the functions look it up."""
+        from ..app import operators
+
+        from ..app import seamless
+
+        self._servers.append(self.operator_wallet.start())
+        operators.reset_clients()
+        seamless.reset_clients()
+        operators.put(operators.Operator(id=LOCAL_OPERATOR, url=self.operator_wallet.url,
+                                         secret=LOCAL_OPERATOR_SECRET, currency=LOCAL_CURRENCY))
+
+    def _start_pollers(self) -> None:
+        period = float(os.environ.get("CROUPIER_LOCAL_SCHEDULE_SECONDS", "1"))
+        for function, url, batch in self._pollers:
+            threading.Thread(target=self._poll, args=(function, url, batch), name=f"poll-{function}",
+                             daemon=True).start()
+        for function in self._schedules:
+            threading.Thread(target=self._tick, args=(function, period), name=f"schedule-{function}",
+                             daemon=True).start()
+
+    def _poll(self, function: str, url: str, batch: int) -> None:
+        """Lambda's poller of a standard queue: receive a batch, invoke, delete what succeeded
+        (a failed record comes back after its visibility timeout)."""
+        import boto3
+
+        sqs = boto3.session.Session().client("sqs")
+        arn = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{url.rsplit('/', 1)[1]}"
+        while not self._stopping.is_set():
+            try:
+                got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=batch, WaitTimeSeconds=1,
+                                          AttributeNames=["All"]).get("Messages", [])
+                if not got:
+                    continue
+                records = [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+                            "attributes": m.get("Attributes", {}), "messageAttributes": {}, "md5OfBody": m["MD5OfBody"],
+                            "eventSource": "aws:sqs", "eventSourceARN": arn, "awsRegion": REGION} for m in got]
+                answer = self.invoke(function, {"Records": records}) or {}
+                failed = {f["itemIdentifier"] for f in (answer.get("batchItemFailures") or [])}
+                done: list[Any] = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)
+                        if m["MessageId"] not in failed]
+                if done:
+                    sqs.delete_message_batch(QueueUrl=url, Entries=done)
+            except Exception:  # the stack stopping under it, or the function failing: poll on
+                if self._stopping.wait(0.5):
+                    return
+
+    def _tick(self, function: str, period: float) -> None:
+        """A function's schedule (``rate(...)`` on AWS; every ``period`` seconds here)."""
+        while not self._stopping.wait(period):
+            with contextlib.suppress(Exception):
+                self.invoke(function, {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {},
+                                       "account": ACCOUNT, "region": REGION})
 
     @staticmethod
     def _pushes(queue_arn: str, env: dict[str, str]) -> bool:

@@ -1,0 +1,339 @@
+"""Seamless wallets: every stake, payout and refund of a seamless table moves in the operator's wallet.
+
+A table's ``wallet`` says where its players' money is: ``internal`` (Croupier's own wallets,
+:func:`croupier.app.store.move_money`) or ``seamless`` with an operator (that operator's HTTP
+wallet, the contract of :mod:`croupier.wallet_contract`). Each call is recorded in the wallet
+table before it is sent (``CALL#{transaction}``), with every attempt's answer, so nothing depends on
+a process staying alive.
+
+Debits (a bet's stake or Pok Deng reservation; a double, split, insurance or follow) are made while
+the player waits, *before* the bet is written:
+
+- the operator confirms: the bet and the call's ``accepted`` state are written in one transaction;
+  if that transaction fails (betting closed meanwhile, the player's bets changed), the debit is
+  cancelled;
+- the operator refuses: nothing was taken; the bet is refused with the operator's reason
+  (``insufficient-funds`` as Croupier's own wallet says it);
+- no answer (timeout, 5xx, a dropped connection): the operator may or may not have applied it, so
+  the bet is refused and a cancel of that transaction goes to the outbox;
+- the request died between the two (a crash): the call stays ``sending``; the outbox's sweeper
+  cancels it once :attr:`~croupier.app.config.Settings.wallet_debit_grace_ms` has passed.
+
+Each attempt of a request debits under a fresh transaction id (a nonce in it), so a debit that was
+cancelled is never confused with a later, accepted one; a request retried after it was accepted
+is answered from the bet it made (its idempotency key), never debited again.
+
+Credits (a payout, a push, a loss of 0, a refund) are written to the outbox *in the same
+transaction as the bet's close*, under an id derived from the bet (one credit per bet, ever), and
+sent by the outbox function (:func:`deliver`), retried with backoff until the operator
+acknowledges it, however long that takes; settlement never waits for an operator. Cancels go the
+same way. ``already-processed`` is success; a refusal other than a signature problem is final,
+recorded, counted (``WalletCallsRefused``) and put on the bus (``wallet-call-refused``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import boto3
+from aws_lambda_powertools import Logger
+from botocore.exceptions import BotoCoreError, ClientError
+
+from ..wallet_contract import canonical, signed_headers, transaction_id
+from . import alerts, operators, store
+from .config import settings
+from .errors import AppError, Funds
+
+logger = Logger(service="croupier")
+UNBOUNDED = 10**15
+"""The balance the engines are told for a seamless player: the operator's debit is the funds
+check, so no action is hidden for want of a balance Croupier does not hold."""
+RETRIED_REFUSALS = frozenset({"bad-signature", "stale-request"})
+"""Refusals of a credit or cancel that a retry may cure (a clock or a secret being rotated): the
+money is owed, so they are retried (and counted) like an outage."""
+_clients: dict[str, Any] = {}
+
+
+class WalletRefused(AppError):
+    status = 409
+    reason = "wallet-refused"
+
+
+class WalletUnavailable(AppError):
+    status = 503
+    reason = "wallet-unavailable"
+
+
+def reset_clients() -> None:
+    _clients.clear()
+
+
+def wallet_of(table: dict[str, Any]) -> dict[str, Any]:
+    return table.get("wallet") or {"mode": "internal"}
+
+
+def operator_of(table: dict[str, Any]) -> str | None:
+    """The operator whose wallet holds this table's money, or None for Croupier's own wallets."""
+    wallet = wallet_of(table)
+    return str(wallet["operator"]) if wallet.get("mode") == "seamless" else None
+
+
+# --- one call over the network -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: Literal["ok", "refused", "unknown"]
+    http_status: int | None
+    code: str | None
+    message: str
+    ms: int
+    answer: dict[str, Any] | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The attempt as stored with the call."""
+        entry: dict[str, Any] = {"at": store.now_ms(), "result": self.result, "ms": self.ms, "message": self.message}
+        if self.http_status is not None:
+            entry["http_status"] = self.http_status
+        if self.code:
+            entry["code"] = self.code
+        if self.answer is not None:
+            entry["answer"] = {k: v for k, v in self.answer.items() if isinstance(v, str | int | bool)}
+        return entry
+
+
+def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outcome:
+    """One signed call to the operator's wallet. Never raises: what came back, or ``unknown``."""
+    url = operator.url.rstrip("/") + "/" + call
+    data = canonical(body)
+    headers = signed_headers(operator.id, operator.secret, urlsplit(url).path, data, store.now_ms())
+    started = time.monotonic()
+    status: int | None = None
+    try:
+        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=operator.timeout_s) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException, OSError) as exc:
+        return Outcome("unknown", None, None, f"no answer: {exc}", _ms(started))
+    ms = _ms(started)
+    try:
+        answer = json.loads(raw or b"null")
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        answer = None
+    if status == 200 and answer and answer.get("status") in ("ok", "already-processed"):
+        return Outcome("ok", status, str(answer["status"]), "acknowledged", ms, answer)
+    if status is not None and 400 <= status < 500 and answer and isinstance(answer.get("error"), str):
+        return Outcome("refused", status, answer["error"], str(answer.get("message") or answer["error"]), ms, answer)
+    return Outcome("unknown", status, None, f"HTTP {status}: not an answer of the contract", ms, answer)
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+# --- debits: while the player waits -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Debit:
+    operation: str
+    """What takes the money (``bet:{bet}:stake``, ``bet:{bet}:double``...)."""
+    player: str
+    amount: int
+    table_id: str
+    round_id: str
+    bet_id: str
+    reason: str
+
+
+def debit(operator_id: str, debits: Sequence[Debit]) -> list[str]:
+    """Debit each at the operator's wallet, one after the other; the transaction ids, all
+    confirmed. The caller writes :func:`accepted` with its own change, or calls :func:`void`.
+    Any refusal or lost answer voids what this call may have taken and raises."""
+    operator = operators.load(operator_id)
+    sent: list[str] = []
+    try:
+        for d in debits:
+            txid = transaction_id(f"{d.operation}:{uuid.uuid4().hex}")
+            body = {"transaction_id": txid, "player": d.player, "amount": d.amount, "currency": operator.currency,
+                    "table_id": d.table_id, "round_id": d.round_id, "bet_id": d.bet_id, "reason": d.reason}
+            item = store.call_item(txid, "debit", operator_id, body, "sending",
+                                   store.now_ms() + settings().wallet_debit_grace_ms)
+            store.write([store.call_put(item)])
+            sent.append(txid)
+            outcome = send(operator, "debit", body)
+            alerts.count("WalletCalls")
+            if outcome.result == "refused":
+                store.call_attempted(item, outcome.record(), final="refused")
+                sent.remove(txid)
+                _refused(item, outcome)
+                if outcome.code == "insufficient-funds":
+                    raise Funds(f"insufficient funds in the operator's wallet for {d.reason} {d.amount} "
+                                f"{operator.currency}: {outcome.message}")
+                raise WalletRefused(f"the operator's wallet refused the {d.reason} ({outcome.code}): {outcome.message}")
+            store.call_attempted(item, outcome.record())
+            if outcome.result == "unknown":
+                alerts.count("WalletCallsUnanswered")
+                raise WalletUnavailable(f"the operator's wallet did not answer the {d.reason} debit "
+                                        f"({outcome.message}); nothing was placed and the debit is being "
+                                        f"cancelled: try again")
+    except BaseException:
+        void(sent)
+        raise
+    return sent
+
+
+def accepted(transactions: Sequence[str]) -> list[dict[str, Any]]:
+    """The transaction items that make confirmed debits part of the caller's change (the bet)."""
+    return [store.call_settled(t, "sending", "accepted") for t in transactions]
+
+
+def void(transactions: Sequence[str]) -> None:
+    """Cancel debits that did not become part of a bet (each still ``sending``): their cancels go
+    to the outbox, and are sent until acknowledged. One accepted meanwhile is left as it is."""
+    cancels = []
+    for txid in transactions:
+        item = store.load_call(txid)
+        if item is None or item["status"] != "sending":
+            continue
+        request = item["request"]
+        cancel_id = transaction_id(f"cancel:{txid}")
+        body = {"transaction_id": cancel_id, "cancels": txid,
+                **{k: request[k] for k in ("player", "amount", "currency", "table_id", "round_id", "bet_id")}}
+        try:
+            store.write([store.call_settled(txid, "sending", "voided", {"cancelled_by": cancel_id}),
+                         store.call_put(store.call_item(cancel_id, "cancel", item["operator"], body, "pending",
+                                                        store.now_ms()))])
+        except store.Conflict:
+            continue  # accepted or voided by someone else meanwhile
+        cancels.append(cancel_id)
+    enqueue(cancels)
+
+
+# --- credits: through the outbox --------------------------------------------------------------
+
+
+def credit_reason(kind: str, credit: int, result: dict[str, Any]) -> str:
+    if kind == "refund":
+        return "refund"
+    if credit == 0:
+        return "loss"
+    return "push" if result.get("outcome") == "push" else "payout"
+
+
+def credit_calls(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The outbox entry of one bet's credit (payout, push, loss of 0, or refund), to write in the
+    transaction that closes the bet: its transaction id and the transaction item."""
+    txid = transaction_id(f"bet:{item['bet_id']}:{kind}")
+    body = {"transaction_id": txid, "player": item["player"], "amount": credit, "currency": item["currency"],
+            "table_id": item["table_id"], "round_id": item["round_id"], "bet_id": item["bet_id"],
+            "reason": credit_reason(kind, credit, result), "debits": list(item.get("debits") or [])}
+    return txid, store.call_put(store.call_item(txid, "credit", item["operator"], body, "pending", store.now_ms()))
+
+
+def _sqs() -> Any:
+    return _clients.get("sqs") or _clients.setdefault("sqs", boto3.client("sqs"))
+
+
+def enqueue(transactions: Sequence[str], delay_s: int = 0) -> None:
+    """Hand calls to the outbox's queue. Best effort after the write: a call not queued (the queue
+    unreachable, the process gone) is found by the sweeper, since it is due in the wallet table."""
+    url = settings().wallet_calls_queue_url
+    if not url or not transactions:
+        return
+    for start in range(0, len(transactions), 10):
+        entries = [{"Id": str(i), "MessageBody": json.dumps({"transaction_id": t}), "DelaySeconds": min(delay_s, 900)}
+                   for i, t in enumerate(transactions[start:start + 10])]
+        try:
+            _sqs().send_message_batch(QueueUrl=url, Entries=entries)
+        except (BotoCoreError, ClientError) as exc:
+            logger.warning("wallet calls not queued: the sweeper will send them", extra={"error": str(exc)})
+
+
+def backoff_ms(attempts: int) -> int:
+    """Wait before attempt ``attempts + 1``: doubling from the base, capped, with jitter (so a
+    recovering wallet is not hit by every table at once)."""
+    s = settings()
+    ceiling = min(s.wallet_retry_cap_ms, s.wallet_retry_base_ms * 2 ** max(0, attempts - 1))
+    return int(ceiling * random.uniform(0.5, 1.0))
+
+
+def deliver(txid: str) -> str:
+    """Send one outbox call (a credit or a cancel) once more, or cancel a debit that died with its
+    request. What became of it: ``acknowledged``, ``refused``, ``retry``, ``voided``, or the state
+    it was already in."""
+    item = store.load_call(txid)
+    if item is None:
+        return "missing"
+    if item["status"] == "sending":
+        if store.now_ms() < int(item["created_at"]) + settings().wallet_debit_grace_ms:
+            return "sending"  # its request may still write its bet
+        void([txid])
+        return "voided"
+    if item["status"] != "pending":
+        return str(item["status"])
+    outcome = send(operators.load(item["operator"]), item["call"], item["request"])
+    alerts.count("WalletCalls")
+    try:
+        if outcome.result == "ok":
+            store.call_attempted(item, outcome.record(), final="acknowledged")
+            if int(item.get("attempts", 0)) > 0:
+                alerts.count("WalletCallsRetried")
+            return "acknowledged"
+        if outcome.result == "refused" and outcome.code not in RETRIED_REFUSALS:
+            store.call_attempted(item, outcome.record(), final="refused")
+            _refused(item, outcome)
+            return "refused"
+        wait = backoff_ms(int(item.get("attempts", 0)) + 1)
+        store.call_attempted(item, outcome.record(), next_at=store.now_ms() + wait)
+    except store.Conflict:
+        return "raced"  # a duplicate delivery recorded it first
+    alerts.count("WalletCallsUnanswered")
+    enqueue([txid], delay_s=max(1, wait // 1000))
+    return "retry"
+
+
+def _refused(item: dict[str, Any], outcome: Outcome) -> None:
+    alerts.count("WalletCallsRefused")
+    alerts.publish("wallet-call-refused", {"transaction_id": item["transaction_id"], "call": item["call"],
+                                           "operator": item["operator"], "player": item["player"],
+                                           "amount": int(item["amount"]), "round_id": item["round_id"],
+                                           "bet_id": item["bet_id"], "code": outcome.code,
+                                           "message": outcome.message})
+
+
+def sweep(limit: int = 200) -> int:
+    """Queue every call overdue in the wallet table (its message lost, its process gone, a debit
+    left ``sending``): the outbox survives restarts because it is the table, not the queue."""
+    due = store.due_calls(store.now_ms() - settings().wallet_sweep_slack_ms, limit)
+    enqueue([c["transaction_id"] for c in due])
+    return len(due)
+
+
+def checked_wallet(wallet: dict[str, Any]) -> dict[str, Any]:
+    """A table's wallet setting, checked: ``internal``, or ``seamless`` with a configured operator."""
+    mode = wallet.get("mode")
+    if mode == "internal":
+        return {"mode": "internal"}
+    if mode != "seamless":
+        raise AppError("wallet mode is 'internal' or 'seamless'", reason="bad-wallet")
+    operator = wallet.get("operator")
+    if not operator:
+        raise AppError("a seamless table names its operator", reason="bad-wallet")
+    operators.load(str(operator))
+    return {"mode": "seamless", "operator": str(operator)}
+
