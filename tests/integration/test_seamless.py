@@ -85,8 +85,8 @@ def test_pok_deng_reserves_at_the_operator_and_gives_back_what_was_not_lost(h: H
     names = ["dev", "eli"]
     open_accounts(h, stack, names)
     table = h.open_table(h.table("psw"), "pok-deng", 51, cut_at=300, wallet=SEAMLESS)
-    final = h.round(table, {"dev": [{"type": "player-1", "amount": 1000}], "eli": [{"type": "player-4", "amount": 300}]},
-                    per_round_burn=1)
+    final = h.round(table, {"dev": [{"type": "player-1", "amount": 1000}],
+                            "eli": [{"type": "player-4", "amount": 300}]}, per_round_burn=1)
     assert final["status"] == "settled"
     debits = [c for c in store.round_calls(final["round_id"]) if c["call"] == "debit"]
     assert all(c["request"]["reason"] == "reservation" for c in debits)

@@ -53,11 +53,16 @@ REFUSALS = {
     "unknown-player": "the operator has no such player (404)",
     "transaction-conflict": "this transaction id was used before with other contents (409)",
     "debit-cancelled": "the debit's transaction id was cancelled before it arrived (409)",
-    "bad-signature": "the signature does not match the body (401)",
+    "bad-signature": "the signature does not match the body, or names another operator (401)",
     "stale-request": "the timestamp is outside the signature window (401)",
     "invalid-request": "the body is not a valid request (400)",
     "player-blocked": "the operator does not let this player play (403)",
+    "unknown-call": "no such call at this address: the wallet's URL is configured wrong (404)",
 }
+REFUSAL_STATUS = {"insufficient-funds": 402, "unknown-player": 404, "transaction-conflict": 409,
+                  "debit-cancelled": 409, "bad-signature": 401, "stale-request": 401, "invalid-request": 400,
+                  "player-blocked": 403, "unknown-call": 404}
+"""Each refusal's HTTP status (a unit test keeps it equal to the statuses in :data:`REFUSALS`)."""
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:@#-]+$")]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
@@ -94,6 +99,7 @@ class CreditRequest(_Movement):
 
 
 class CancelRequest(_Movement):
+    amount: int = Field(gt=0, le=10**12, strict=True)
     cancels: Id
     """The debit's transaction id; ``amount`` is that debit's amount."""
 
@@ -145,7 +151,7 @@ def verify(secret: str, headers: dict[str, str], path: str, body: bytes, now_ms:
     lower = {k.lower(): v for k, v in headers.items()}
     stamp = lower.get(HEADER_TIMESTAMP.lower(), "")
     given = lower.get(HEADER_SIGNATURE.lower(), "")
-    if not stamp.isdigit() or not given:
+    if not (stamp.isascii() and stamp.isdigit()) or not given:  # "²" is a digit to str.isdigit
         return "bad-signature"
     if not hmac.compare_digest(given, signature(secret, int(stamp), path, body)):
         return "bad-signature"

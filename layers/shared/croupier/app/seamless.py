@@ -58,9 +58,10 @@ logger = Logger(service="croupier")
 UNBOUNDED = 10**15
 """The balance the engines are told for a seamless player: the operator's debit is the funds
 check, so no action is hidden for want of a balance Croupier does not hold."""
-RETRIED_REFUSALS = frozenset({"bad-signature", "stale-request"})
-"""Refusals of a credit or cancel that a retry may cure (a clock or a secret being rotated): the
-money is owed, so they are retried (and counted) like an outage."""
+RETRIED_REFUSALS = frozenset({"bad-signature", "stale-request", "unknown-call"})
+"""Refusals of a credit or cancel that a retry may cure once someone fixes the set-up (a clock, a
+secret being rotated, the wallet's URL): the money is owed, so they are retried (and counted) like
+an outage."""
 _clients: dict[str, Any] = {}
 
 

@@ -427,9 +427,7 @@ class LocalStack:
 
     def _start_operator_wallet(self) -> None:
         """The reference wallet, and its SSM parameter where the functions look it up."""
-        from ..app import operators
-
-        from ..app import seamless
+        from ..app import operators, seamless
 
         self._servers.append(self.operator_wallet.start())
         operators.reset_clients()
