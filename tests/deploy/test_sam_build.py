@@ -47,6 +47,7 @@ STEPS = [  # every sample event, in an order that sets up what the later ones ne
     ("settlement", "settlement-refund-shard"), ("settlement", "settlement-finish"),
     ("connections", "connections-connect"), ("connections", "connections-subscribe"),
     ("connections", "connections-disconnect"), ("live", "live-table-changed"), ("push", "push-deliver"),
+    ("outbox", "outbox-deliver"), ("outbox", "outbox-sweep"),
 ]
 
 

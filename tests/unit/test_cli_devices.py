@@ -84,4 +84,4 @@ def test_invoke_names_the_functions_it_knows(capsys: pytest.CaptureFixture[str],
     code, err = _run(capsys, "invoke", "betting", str(ROOT / "events" / "bets-place.json"))
     assert code == 2
     assert err == ("croupier invoke: no function 'betting' in template.yaml: one of bets, connections, dealing, "
-                   "decisions, live, push, query, round, settlement, tables, wallet")
+                   "decisions, live, outbox, push, query, round, settlement, tables, wallet")

@@ -34,6 +34,13 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
     env.setenv("PUSH_WORKERS", "32")
     env.setenv("COGNITO_ISSUER", "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool")
     env.setenv("COGNITO_CLIENT_ID", "")  # empty: none
+    env.setenv("OPERATOR_WALLETS", "/croupier/prod/operators")
+    env.setenv("WALLET_CALLS_QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-wallet-calls")
+    env.setenv("WALLET_TIMEOUT_MS", "2500")
+    env.setenv("WALLET_RETRY_BASE_MS", "500")
+    env.setenv("WALLET_RETRY_CAP_MS", "30000")
+    env.setenv("WALLET_DEBIT_GRACE_MS", "90000")
+    env.setenv("WALLET_SWEEP_SLACK_MS", "20000")
     settings = Settings.from_env()
     assert settings.model_dump() == {
         "stage": "prod", "game_table": ENV["GAME_TABLE"], "wallet_table": ENV["WALLET_TABLE"],
@@ -42,7 +49,10 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
         "websocket_endpoint": "https://abc.execute-api.us-east-1.amazonaws.com/prod",
         "push_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-push.fifo",
         "push_slots": 16, "push_workers": 32, "cognito_issuer": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool",
-        "cognito_client_id": None, "jwt_secret": "s3cret"}
+        "cognito_client_id": None, "jwt_secret": "s3cret", "operator_wallets": "/croupier/prod/operators",
+        "wallet_calls_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-wallet-calls",
+        "wallet_timeout_ms": 2500, "wallet_retry_base_ms": 500, "wallet_retry_cap_ms": 30000,
+        "wallet_debit_grace_ms": 90000, "wallet_sweep_slack_ms": 20000}
 
 
 def test_defaults(env: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ from croupier.app.events import parse_event
 from croupier.app.identity import from_event
 from croupier.app.live import events_of, validated
 from croupier.app.screens import Message
+from croupier.app.seamless import OutboxMessage
 from croupier.app.tasks import RoundTask, SettlementTask
 from croupier.local import template as tpl
 from croupier.local.invoke import InvokeError, fill, placeholders
@@ -79,6 +80,11 @@ def test_sample_event_is_well_formed(path: Path) -> None:
             delivery = json.loads(record["body"])
             assert record["attributes"]["MessageGroupId"] == f"{delivery['watched']}:{delivery['slot']}"
             assert [validated(e) for e in delivery["events"]] == delivery["events"]
+    elif kind == "outbox":
+        if "Records" in event:  # the outbox queue: a call to send
+            assert all(OutboxMessage.model_validate_json(r["body"]).transaction_id for r in event["Records"])
+        else:  # the sweeper's schedule
+            assert (event["source"], event["detail-type"]) == ("aws.events", "Scheduled Event")
     elif "Records" in event:
         for record in event["Records"]:
             body = json.loads(record["body"])

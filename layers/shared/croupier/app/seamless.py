@@ -42,12 +42,13 @@ import urllib.request
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import boto3
 from aws_lambda_powertools import Logger
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from ..wallet_contract import canonical, signed_headers, transaction_id
 from . import alerts, operators, store
@@ -244,6 +245,12 @@ def credit_calls(item: dict[str, Any], kind: str, credit: int, result: dict[str,
             "table_id": item["table_id"], "round_id": item["round_id"], "bet_id": item["bet_id"],
             "reason": credit_reason(kind, credit, result), "debits": list(item.get("debits") or [])}
     return txid, store.call_put(store.call_item(txid, "credit", item["operator"], body, "pending", store.now_ms()))
+
+
+class OutboxMessage(BaseModel):
+    """One message of the outbox queue: the call to send (its state is in the wallet table)."""
+    model_config = ConfigDict(extra="forbid")
+    transaction_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{32}$")]
 
 
 def _sqs() -> Any:

@@ -14,19 +14,15 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from croupier.app import alerts, seamless
+from croupier.app.seamless import OutboxMessage
 
 logger = Logger()
 tracer = Tracer()
 metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.SQS)
-
-
-class OutboxMessage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    transaction_id: str
 
 
 def handle(record: SQSRecord) -> str:
