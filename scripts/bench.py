@@ -54,6 +54,8 @@ SECTIONS: list[Section] = [
             "bench_proofs:screens"),
     Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
             "bench_proofs:stack"),
+    Section("seamless", "Seamless wallets: bets at an operator's wallet (at once, 50 ms), calls per bet, "
+            "credits after a 60 s outage", "bench_proofs:seamless"),
 ]
 """Every section of ``make bench``, in the order they run. Add yours here."""
 

@@ -89,6 +89,31 @@ def screens(opts: Options) -> Iterable[Figure]:
                  cost["polling_usd"], "USD", higher_is_better=False, note=note)
 
 
+def seamless(opts: Options) -> Iterable[Figure]:
+    import bench_seamless
+
+    if not opts.wants("seamless"):
+        return
+    out = bench_seamless.main(["--seconds", "6" if opts.quick else "12", "--outage", "60"])
+    note = "scripts/bench_seamless.py"
+    for label, measured in out["bets"].items():
+        key = label.replace(",", "").replace(" ", "_")
+        yield Figure(f"seamless.{key}.bets_per_s", f"{label}: bets per second at the table", measured["bets_per_s"],
+                     "bets/s", note=note)
+        yield Figure(f"seamless.{key}.p50_ms", f"{label}: one bet, p50", measured["p50_ms"], "ms",
+                     higher_is_better=False, note=note)
+        yield Figure(f"seamless.{key}.p99_ms", f"{label}: one bet, p99", measured["p99_ms"], "ms",
+                     higher_is_better=False, note=note)
+    yield Figure("seamless.added_p50_ms", "what a 50 ms wallet adds to a bet, p50", out["added_ms"]["p50"], "ms",
+                 higher_is_better=False, note=note)
+    yield Figure("seamless.added_p99_ms", "what a 50 ms wallet adds to a bet, p99", out["added_ms"]["p99"], "ms",
+                 higher_is_better=False, note=note)
+    yield Figure("seamless.calls_per_bet", "wallet calls per bet of a round (a debit and a credit)",
+                 out["outage"]["calls_per_bet"], "calls", higher_is_better=False, note=note)
+    yield Figure("seamless.drain_after_outage_s", "a round's credits drained after a 60 s outage",
+                 out["outage"]["drain_s"], "s", higher_is_better=False, note=note)
+
+
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 

@@ -14,11 +14,13 @@ from ..games.base import Action
 from . import seamless, store, workflow
 from .dealing import drain
 from .engine import apply_event, bet_from_item, rebuild
-from .errors import AppError, Funds
+from .errors import AppError, Funds, StateConflict
 from .rounds import require_playing, retry, take_token, wake_again
 
 SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")
 BEHIND = ("insurance", "follow-double", "follow-split")
+COSTLY = ("double", "split")
+"""Seated actions with an extra stake: chosen at the turn, never pre-selected."""
 
 
 def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool = False, hand: int | None = None,
@@ -57,6 +59,11 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
                 raise AppError(f"a seated action is one of {', '.join(SEATED)}", reason="bad-action")
             act = Action(seat, action, None, hand)
             bet_ref = next(b for b in bets if b.type == "seat" and b.seat == seat)
+        if preselect and action in COSTLY:
+            # applied at the turn's start by whatever event starts it (a card, a window's close),
+            # where no wallet is debited: the extra stake would be played but never taken
+            raise StateConflict(f"{action} cannot be pre-selected: its extra stake is taken when you choose it at "
+                                f"your turn", reason="not-preselectable")
         engine = rebuild(rnd)
         if preselect:
             event: dict[str, Any] = {"preselect": {"seat": seat, "action": action}}
