@@ -118,3 +118,32 @@ def test_a_table_is_switched_to_seamless_by_configuration_between_rounds_only(h:
         h.operator.call("PATCH", f"/tables/{tid}", {"wallet": {"mode": "internal"}})
     assert in_play.value.status == 409
     assert store.load_round(started["round_id"])["wallet"] == SEAMLESS
+
+
+def test_a_player_reads_their_balance_in_the_tables_wallet(h: Harness, stack: LocalStack) -> None:
+    from croupier.local.operator_wallet import Fault
+
+    open_accounts(h, stack, ["ana"])
+    ana, ben = h.players["ana"], h.players["ben"]
+    seamless_table = h.open_table(h.table("bal"), "baccarat", 71, cut_at=300, wallet=SEAMLESS).table_id
+    internal_table = h.open_table(h.table("bali"), "baccarat", 72, cut_at=300).table_id
+    there = ana.get(f"/tables/{seamless_table}/wallets/{ana.subject}")
+    assert there == {"table_id": seamless_table, "player": ana.subject, "mode": "seamless",
+                     "operator": LOCAL_OPERATOR, "balance": AT_OPERATOR, "currency": "THB"}
+    here = ana.get(f"/tables/{internal_table}/wallets/{ana.subject}")
+    assert (here["mode"], here["balance"]) == ("internal", h.balance("ana"))
+    with pytest.raises(ApiError) as not_yours:
+        ben.get(f"/tables/{seamless_table}/wallets/{ana.subject}")
+    assert not_yours.value.status == 403
+    assert h.operator.get(f"/tables/{seamless_table}/wallets/{ana.subject}")["balance"] == AT_OPERATOR
+    stack.operator_wallet.inject(Fault("down", call="balance", times=1))
+    try:
+        with pytest.raises(ApiError) as down:
+            ana.get(f"/tables/{seamless_table}/wallets/{ana.subject}")
+    finally:
+        stack.operator_wallet.clear_faults()
+    assert down.value.status == 503 and down.value.reason == "wallet-unavailable"
+    with pytest.raises(ApiError) as unknown:  # a player the operator does not know
+        ben.get(f"/tables/{seamless_table}/wallets/{ben.subject}")
+    assert (unknown.value.status, unknown.value.reason) == (409, "wallet-refused")
+    assert "unknown-player" in str(unknown.value)

@@ -390,3 +390,39 @@ def test_settlement_retried_after_a_crash_writes_each_credit_once(sw: Seamless) 
     credits = _credits(round_id)
     assert len(credits) == 3 and len({c["transaction_id"] for c in credits}) == 3
     agree(sw, [round_id])
+
+
+def test_bets_racing_the_close_of_betting_are_each_in_the_round_or_cancelled(sw: Seamless) -> None:
+    players = [sw.player(f"p{i}") for i in range(6)]
+    round_id = sw.direct.start(sw.table_id)
+    sw.wallet.inject(Fault("latency", call="debit", ms=150))  # every debit is on its way as betting closes
+    outcomes: dict[str, str] = {}
+
+    def bet(player: str, after: float) -> None:
+        time.sleep(after)  # players come one after the other: some debits return before the close, some after
+        try:
+            sw.bet(player, 1000)
+            outcomes[player] = "placed"
+        except StateConflict as exc:
+            outcomes[player] = str(exc.reason)
+
+    threads = [threading.Thread(target=bet, args=(p, 0.06 * i)) for i, p in enumerate(players)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.25)
+    steps.close_betting(round_id)  # the countdown ends while the debits are with the operator
+    for thread in threads:
+        thread.join()
+    FIGURES["concurrent_requests"] += len(players) + 1
+    sw.wallet.clear_faults()
+    assert set(outcomes.values()) <= {"placed", "betting-closed"}, outcomes
+    in_round = {b["player"] for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"]))}
+    assert in_round == {p for p, o in outcomes.items() if o == "placed"}
+    sw.play_and_settle(round_id)
+    agree(sw, [round_id])
+    for player, outcome in outcomes.items():
+        states = [c["status"] for c in player_calls(player)]
+        if outcome == "placed":
+            assert states == ["accepted", "acknowledged"], states
+        else:  # refused before its debit (betting had closed), or its debit came back too late and was cancelled
+            assert states in ([], ["voided", "acknowledged"]), states

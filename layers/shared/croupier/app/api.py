@@ -53,6 +53,7 @@ from .responses import (
     TableRounds,
     TableSummary,
     TableView,
+    TableWalletView,
     WalletView,
     out,
 )
@@ -248,11 +249,14 @@ ERROR_MEANING = {
     422: "The request is malformed: its body, path, query or headers do not fit this document",
     429: "Too many requests (API Gateway's throttling)",
     502: "The API could not answer (API Gateway: the function failed); retry later",
+    503: "A seamless table's operator wallet did not answer: nothing was done; retry",
 }
 READ_ERRORS = (401, 403, 404, 422, 429, 502)
 WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 415, 422, 429, 502)
 """A route with a body; one without has no 413 or 415."""
 BODYLESS_WRITE_ERRORS = (400, 401, 403, 404, 409, 422, 429, 502)
+WALLET_ERRORS = (*WRITE_ERRORS, 503)
+"""A route that may call an operator's seamless wallet."""
 
 
 def doc(operation_id: str, tag: str, model: type[Any], errors: tuple[int, ...], status: int = 200,
@@ -283,7 +287,7 @@ bets_router = Router()
 @bets_router.post("/tables/<table_id>/bets", summary="Place several bets at once (all or none)",
                   description="A player's bets in the table's open round. A retry with the same Idempotency-Key "
                               "moves nothing and answers the same bets, with replayed true.",
-                  **doc("placeBets", "bets", BetsPlaced, WRITE_ERRORS))
+                  **doc("placeBets", "bets", BetsPlaced, WALLET_ERRORS))
 def place_bets(table_id: TableId, body: PlaceBets, key: IdemKey) -> dict[str, Any]:
     who = caller(bets_router).require("player")
     payload = [b.model_dump(exclude_none=True) for b in body.bets]
@@ -300,7 +304,7 @@ decisions_router = Router()
                        description="A seated action, insurance, a follow answer behind a seat (behind: true) or a "
                                    "pre-selection (preselect: true). A retry with the same Idempotency-Key is "
                                    "answered again (replayed true), never applied twice.",
-                       **doc("decide", "decisions", DecisionApplied, WRITE_ERRORS))
+                       **doc("decide", "decisions", DecisionApplied, WALLET_ERRORS))
 def decide(round_id: RoundId, body: Decision, key: IdemKey) -> dict[str, Any]:
     who = caller(decisions_router).require("player")
     answer = idempotent("decisions", f"{who.subject}:{key}", {"round": round_id, **body.model_dump()},
@@ -467,6 +471,14 @@ def bet_record(player_id: PlayerId,
 def wallet(player_id: PlayerId) -> dict[str, Any]:
     caller(query_router).require_self(player_id)
     return out(WalletView, queries.wallet_view(player_id))
+
+
+@query_router.get("/tables/<table_id>/wallets/<player_id>",
+                  summary="A player's balance in the table's wallet: Croupier's own, or the operator's (seamless)",
+                  **doc("getTableWallet", "wallets", TableWalletView, (409, *READ_ERRORS, 503)))
+def table_wallet(table_id: TableId, player_id: PlayerId) -> dict[str, Any]:
+    caller(query_router).require_self(player_id)
+    return out(TableWalletView, queries.table_wallet(store.load_table(table_id), player_id))
 
 
 ROUTERS = (bets_router, decisions_router, tables_router, wallet_router, query_router)

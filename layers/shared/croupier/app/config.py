@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     wallet_timeout_ms: int = Field(default=3000, ge=50, le=20_000)
     """How long a call to an operator's wallet may take before its answer counts as lost."""
     wallet_retry_base_ms: int = Field(default=1000, ge=10, le=600_000)
-    wallet_retry_cap_ms: int = Field(default=60_000, ge=10, le=900_000)
+    wallet_retry_cap_ms: int = Field(default=30_000, ge=10, le=900_000)
     """Backoff of an undelivered credit or cancel: base, doubled per attempt, capped."""
     wallet_debit_grace_ms: int = Field(default=60_000, ge=100, le=900_000)
     """A debit not committed this long after it was sent died with its request: it is cancelled."""

@@ -6,7 +6,7 @@ import base64
 import json
 from typing import Any
 
-from . import store
+from . import seamless, store
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
@@ -32,6 +32,17 @@ def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
         "round_id": item.get("round_id"), "round_status": item.get("round_status"),
         "rounds_played": int(item.get("rounds_played", 0)),
     }
+
+
+def table_wallet(table: dict[str, Any], player: str) -> dict[str, Any]:
+    """A player's balance where the table's money is: Croupier's wallet, or the operator's
+    (its ``balance`` call, answered now: a refusal or no answer is said so, never guessed)."""
+    operator = seamless.operator_of(table)
+    base = {"table_id": table["table_id"], "player": player}
+    if operator is None:
+        return {**base, "mode": "internal", "balance": store.balance_of(player)}
+    balance, currency = seamless.balance(operator, player)
+    return {**base, "mode": "seamless", "operator": operator, "balance": balance, "currency": currency}
 
 
 def seat_view(seat: dict[str, Any], who: Identity) -> dict[str, Any]:

@@ -338,6 +338,15 @@ class WalletView(_Out):
     ledger: list[LedgerEntry] = Field(description="the latest entries, newest first")
 
 
+class TableWalletView(_Out):
+    table_id: str
+    player: str
+    mode: Literal["internal", "seamless"]
+    operator: str | None = Field(default=None, description="seamless: the operator whose wallet answered")
+    balance: int = Field(description="minor units")
+    currency: str | None = Field(default=None, description="seamless: the operator's currency")
+
+
 class RecordBet(_Out):
     bet_id: str
     round_id: str

@@ -147,6 +147,19 @@ def _ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
+def balance(operator_id: str, player: str) -> tuple[int, str]:
+    """The player's balance in the operator's wallet, and its currency (read only: not recorded)."""
+    operator = operators.load(operator_id)
+    outcome = send(operator, "balance", {"player": player, "currency": operator.currency})
+    alerts.count("WalletCalls")
+    if outcome.result == "refused":
+        raise WalletRefused(f"the operator's wallet refused the balance ({outcome.code}): {outcome.message}")
+    value = (outcome.answer or {}).get("balance")
+    if outcome.result != "ok" or not isinstance(value, int) or isinstance(value, bool):
+        raise WalletUnavailable(f"the operator's wallet did not answer the balance ({outcome.message}): try again")
+    return value, operator.currency
+
+
 # --- debits: while the player waits -----------------------------------------------------------
 
 
@@ -301,6 +314,7 @@ def deliver(txid: str) -> str:
             store.call_attempted(item, outcome.record(), final="acknowledged")
             if int(item.get("attempts", 0)) > 0:
                 alerts.count("WalletCallsRetried")
+                _wake(item["operator"], txid)
             return "acknowledged"
         if outcome.result == "refused" and outcome.code not in RETRIED_REFUSALS:
             store.call_attempted(item, outcome.record(), final="refused")
@@ -313,6 +327,14 @@ def deliver(txid: str) -> str:
     alerts.count("WalletCallsUnanswered")
     enqueue([txid], delay_s=max(1, wait // 1000))
     return "retry"
+
+
+def _wake(operator: str, answered: str) -> None:
+    """A call that had failed got through: the operator's wallet is back. Its other calls waiting
+    out their backoff are sent now, not when each one's wait ends (up to the cap, 30 s)."""
+    waiting = [c["transaction_id"] for c in store.due_calls(store.now_ms() + settings().wallet_retry_cap_ms, 500)
+               if c["operator"] == operator and c["status"] == "pending" and c["transaction_id"] != answered]
+    enqueue(waiting)
 
 
 def _refused(item: dict[str, Any], outcome: Outcome) -> None:
