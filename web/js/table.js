@@ -30,7 +30,8 @@ export async function playerTable(root, tableId) {
 
   const refreshMoney = async () => {
     try {
-      [wallet, record] = await Promise.all([api("GET", `/wallets/${encodeURIComponent(me)}`),
+      // the table's wallet: Croupier's own, or the operator's (a seamless table)
+      [wallet, record] = await Promise.all([api("GET", `/tables/${encodeURIComponent(table.table_id)}/wallets/${encodeURIComponent(me)}`),
         api("GET", `/players/${encodeURIComponent(me)}/bets?limit=8`)]);
     } catch (err) { toast(err.message, "error"); }
     drawMoney();
@@ -227,7 +228,8 @@ export async function playerTable(root, tableId) {
 
   // --- wallet and record ------------------------------------------------------------------------
   function drawMoney() {
-    parts.wallet.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Balance"),
+    parts.wallet.replaceChildren(h("div", { class: "panel" },
+      h("h3", {}, wallet?.mode === "seamless" ? `Balance at ${wallet.operator}` : "Balance"),
       h("p", { class: "balance", id: "balance" }, wallet ? money(wallet.balance) : "–")));
     const rows = (record?.bets || []).map((b) => h("tr", {}, h("td", {}, label(b.type), b.seat ? ` ${b.seat}` : ""),
       h("td", { class: "num" }, money(b.amount)),

@@ -4,6 +4,10 @@ Betting ends at the countdown's end time (``closes_at``) by the server's clock, 
 first: a bet that arrives after it is refused even if the workflow's close step is late, and the
 close is run by the workflow when its countdown ends or by the dealing function when a card comes
 (:mod:`croupier.app.dealing`); the other finds it done.
+
+At a seamless table the stakes are debited by the operator's wallet before the bets are written
+(:mod:`croupier.app.seamless`); a bet whose write then fails (betting closed meanwhile) is not
+placed, and its debit is cancelled.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A decision is an event of the round's log, checked by the engine (an illegal one is refused with
 the engine's reason). An extra stake (double, split, insurance, follow) is debited in the same
-transaction as the round's new state. A retried request (same ``Idempotency-Key``) is answered
+transaction as the round's new state (at a seamless table, by the operator's wallet just before
+it: :mod:`croupier.app.seamless`). A retried request (same ``Idempotency-Key``) is answered
 again, never applied twice.
 """
 
