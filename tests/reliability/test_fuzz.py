@@ -516,11 +516,15 @@ def test_fuzz_wallet_money(arena: Arena, data: st.DataObject) -> None:
 @FUZZ
 @given(data=st.data())
 def test_fuzz_reads(arena: Arena, data: st.DataObject) -> None:
-    which = data.draw(st.sampled_from(["round", "wallet", "bets", "table"]), label="read")
+    which = data.draw(st.sampled_from(["round", "wallet", "bets", "table", "table-wallet"]), label="read")
     wild = data.draw(WILD, label="wild")
     query = ""
     if which == "table":
         route, path = "GET /tables/{table_id}", f"/tables/{q(data.draw(tables(arena, wild, *arena.names)))}"
+    elif which == "table-wallet":
+        route = "GET /tables/{table_id}/wallets/{player_id}"
+        table = data.draw(tables(arena, wild, *arena.names))
+        path = f"/tables/{q(table)}/wallets/{q(data.draw(players(arena, wild), label='player'))}"
     elif which == "round":
         route = "GET /rounds/{round_id}"
         path = f"/rounds/{q(data.draw(rounds(arena, wild, 'deluxe', 'deluxe', 'betting', 'closed')))}"
