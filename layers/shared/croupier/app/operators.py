@@ -13,10 +13,11 @@ import json
 import threading
 import time
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 import boto3
 from botocore.exceptions import ClientError
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from .config import settings
 from .errors import AppError
@@ -33,6 +34,15 @@ class Operator(BaseModel):
     secret: str = Field(min_length=16, max_length=256, repr=False)
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
     timeout_ms: int | None = Field(default=None, ge=50, le=20_000)
+
+    @field_validator("url")
+    @classmethod
+    def _https(cls, url: str) -> str:
+        # the body carries players and amounts: only a wallet on this machine is called in the clear
+        host = urlsplit(url).hostname or ""
+        if url.startswith("http://") and host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("an operator's wallet is called over https (plain http only on this machine)")
+        return url
 
     @property
     def timeout_s(self) -> float:

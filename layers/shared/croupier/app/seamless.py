@@ -195,10 +195,10 @@ def debit(operator_id: str, debits: Sequence[Debit]) -> list[str]:
             if outcome.result == "refused":
                 store.call_attempted(item, outcome.record(), final="refused")
                 sent.remove(txid)
-                _refused(item, outcome)
-                if outcome.code == "insufficient-funds":
+                if outcome.code == "insufficient-funds":  # the player's answer, not an operator's problem
                     raise Funds(f"insufficient funds in the operator's wallet for {d.reason} {d.amount} "
                                 f"{operator.currency}: {outcome.message}")
+                _refused(item, outcome)
                 raise WalletRefused(f"the operator's wallet refused the {d.reason} ({outcome.code}): {outcome.message}")
             store.call_attempted(item, outcome.record())
             if outcome.result == "unknown":
@@ -250,7 +250,7 @@ def credit_reason(kind: str, credit: int, result: dict[str, Any]) -> str:
     return "push" if result.get("outcome") == "push" else "payout"
 
 
-def credit_calls(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def credit_call(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The outbox entry of one bet's credit (payout, push, loss of 0, or refund), to write in the
     transaction that closes the bet: its transaction id and the transaction item."""
     txid = transaction_id(f"bet:{item['bet_id']}:{kind}")

@@ -42,7 +42,7 @@ def _credit(player: str, batch: Sequence[Finishing]) -> None:
     markers and status conditions make it exactly once). A seamless table's credits are written to
     the outbox in that transaction instead, and sent to the operator's wallet after it."""
     if batch[0][0].get("operator"):
-        calls = [seamless.credit_calls(item, kind, credit, result) for item, kind, credit, result in batch]
+        calls = [seamless.credit_call(item, kind, credit, result) for item, kind, credit, result in batch]
         store.write([*(store.close_bet(item, kind, result) for item, kind, _, result in batch),
                      *(op for _, op in calls)])
         seamless.enqueue([txid for txid, _ in calls])
