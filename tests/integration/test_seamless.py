@@ -108,6 +108,9 @@ def test_a_table_is_switched_to_seamless_by_configuration_between_rounds_only(h:
     with pytest.raises(ApiError) as nameless:
         h.operator.call("PATCH", f"/tables/{tid}", {"wallet": {"mode": "seamless"}})
     assert nameless.value.reason == "bad-wallet"
+    with pytest.raises(ApiError) as internal_with_operator:
+        h.operator.call("PATCH", f"/tables/{tid}", {"wallet": {"mode": "internal", "operator": LOCAL_OPERATOR}})
+    assert internal_with_operator.value.reason == "bad-wallet"
     assert h.operator.get(f"/tables/{tid}")["wallet"] == {"mode": "internal"}  # nothing changed
     with pytest.raises(ApiError) as by_player:
         h.players["ana"].call("PATCH", f"/tables/{tid}", {"wallet": SEAMLESS})

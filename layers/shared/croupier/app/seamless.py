@@ -358,6 +358,8 @@ def checked_wallet(wallet: dict[str, Any]) -> dict[str, Any]:
     """A table's wallet setting, checked: ``internal``, or ``seamless`` with a configured operator."""
     mode = wallet.get("mode")
     if mode == "internal":
+        if wallet.get("operator"):
+            raise AppError("an internal table has no operator: its money is in Croupier's wallets", reason="bad-wallet")
         return {"mode": "internal"}
     if mode != "seamless":
         raise AppError("wallet mode is 'internal' or 'seamless'", reason="bad-wallet")
