@@ -507,6 +507,8 @@ ROUTE_CASES = (
     RouteCase("GET", "/rounds/{round_id}/transcript", "/rounds/{round_deluxe}/transcript", ("operator", "supervisor")),
     RouteCase("GET", "/players/{player_id}/bets", "/players/{p_ana}/bets", ("player", "operator", "supervisor")),
     RouteCase("GET", "/wallets/{player_id}", "/wallets/{p_ana}", ("player", "operator", "supervisor")),
+    RouteCase("GET", "/tables/{table_id}/wallets/{player_id}", "/tables/{deluxe}/wallets/{p_ana}",
+              ("player", "operator", "supervisor")),
 )
 PUBLIC = (("GET", "/openapi.json"), ("GET", "/swagger"))
 

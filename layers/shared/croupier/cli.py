@@ -81,8 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--region", default=None, help="AWS region (default: the environment's)")
     au.add_argument("--reconcile", action="store_true",
                     help="also ask each seamless operator's wallet (its status call) about every wallet call")
-    au.add_argument("--operator-report", default=None, metavar="FILE",
-                    help="reconcile the wallet calls with an operator's report of its transactions (JSON Lines)")
+    au.add_argument("--operator-report", default=None, metavar="OPERATOR=FILE",
+                    help="reconcile an operator's wallet calls with its report of its transactions (JSON Lines)")
     au.add_argument("--operator-wallets", default=None, metavar="PATH",
                     help="the SSM path of the operators' wallets (default /croupier/{stage}/operators)")
     au.set_defaults(func=_lazy("croupier.app.auditcli", "run"))

@@ -68,9 +68,10 @@ def _scan(table: Any) -> list[dict[str, Any]]:
 
 
 def run_audit(operator_view: reconcile.OperatorView | None = None,
-              operator_report: dict[str, dict[str, Any]] | None = None) -> AuditReport:
+              operator_report: reconcile.Report | None = None) -> AuditReport:
     """The audit; seamless calls are checked against the operators' records too when
-    ``operator_view`` (their status call) or ``operator_report`` (their transactions) is given."""
+    ``operator_view`` (their status call) or ``operator_report`` (one operator's id and its
+    transactions) is given."""
     report = AuditReport()
     wallet_items = _scan(store.wallet_table())
     game_items = _scan(store.game_table())

@@ -75,10 +75,14 @@ def run(args: argparse.Namespace) -> int:
         os.environ.setdefault("OPERATOR_WALLETS", target["operator_wallets"])
     report_file = None
     if args.operator_report:
-        path = Path(args.operator_report)
+        operator, _, name = str(args.operator_report).partition("=")
+        if not operator or not name:
+            raise AuditTargetError("--operator-report is OPERATOR=FILE: the operator whose transactions the "
+                                   "file holds, and the file")
+        path = Path(name)
         if not path.is_file():
             raise AuditTargetError(f"no operator report at {path}")
-        report_file = read_operator_report(path)
+        report_file = (operator, read_operator_report(path))
     from . import operators, reconcile, store
     from .audit import run_audit
 

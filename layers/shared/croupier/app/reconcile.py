@@ -8,11 +8,12 @@ Three layers, each checked against the next:
 2. every call against the bets and its own life: an accepted debit belongs to a bet; a voided
    debit has its cancel; a call still to send is *pending* (retried if it has failed before); a
    refused credit or cancel is money the operator has not taken back or paid: a problem;
-3. optionally, every call against the operator's own record, through its ``status`` call or a
-   report file of its transactions: an accepted debit, an acknowledged credit or cancel must be
-   ``applied`` there, with the same amount; a voided debit whose cancel was acknowledged must be
-   ``cancelled``; a refused debit must be ``unknown``. From a report file, a transaction of the
-   operator that Croupier never made is a problem too.
+3. optionally, every call against the operator's own record, through its ``status`` call, or a
+   report file of one operator's transactions (then that operator's calls only): an accepted
+   debit, an acknowledged credit or cancel must be ``applied`` there, with the same amount; a
+   voided debit whose cancel was acknowledged must be ``cancelled``; a refused debit must be
+   ``unknown``. From a report file, a transaction of the operator that Croupier never made is a
+   problem too.
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ class WalletCalls:
         return "\n".join(lines)
 
 
+Report = tuple[str, dict[str, dict[str, Any]]]
+"""One operator's report: its id, and its transactions by id."""
+
+
 def check(bets: list[dict[str, Any]], calls: list[dict[str, Any]], operator_view: OperatorView | None = None,
-          operator_report: dict[str, dict[str, Any]] | None = None) -> WalletCalls:
+          operator_report: Report | None = None) -> WalletCalls:
     out = WalletCalls(calls=len(calls))
     by_id = {c["transaction_id"]: c for c in calls}
     claimed: set[str] = set()
@@ -59,13 +64,15 @@ def check(bets: list[dict[str, Any]], calls: list[dict[str, Any]], operator_view
             continue
         out.bets += 1
         _check_bet(bet, by_id, claimed, out)
+    reporting, held_by_them = operator_report if operator_report is not None else (None, None)
     for call in calls:
         _check_call(call, by_id, claimed, out)
-        if operator_view is not None or operator_report is not None:
-            _check_with_operator(call, by_id, operator_view, operator_report, out)
-    if operator_report is not None:
-        for txid, held in operator_report.items():
-            if txid not in by_id:
+        report = held_by_them if call["operator"] == reporting else None
+        if operator_view is not None or report is not None:
+            _check_with_operator(call, by_id, operator_view, report, out)
+    if held_by_them is not None:
+        for txid, held in held_by_them.items():
+            if by_id.get(txid, {}).get("operator") != reporting:
                 out.problems.append(f"the operator holds {held.get('kind')} {txid} ({held.get('amount')}) that "
                                     f"Croupier never made")
     return out
