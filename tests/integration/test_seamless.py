@@ -31,16 +31,19 @@ def open_accounts(h: Harness, stack: LocalStack, names: list[str]) -> None:
         stack.operator_wallet.open_account(h.players[name].subject, AT_OPERATOR)
 
 
-def check_ledgers_agree(h: Harness, stack: LocalStack, played: dict[str, int]) -> None:
+def check_ledgers_agree(h: Harness, stack: LocalStack, round_id: str, played: dict[str, int]) -> None:
     """After the outbox drained: every player's balance at the operator moved by exactly their
-    nets, Croupier's own wallets did not move, and the audit agrees with the operator's record."""
+    nets, Croupier's own wallets did not move, and the round's calls agree with the operator's
+    record (the whole store's audit, once, is the last test here)."""
     assert wait_until(outbox_empty, timeout=30), store.due_calls(store.now_ms() + 10**9)
     for name, net in played.items():
         assert stack.operator_wallet.balance(h.players[name].subject) == AT_OPERATOR + net, name
         assert h.balance(name) == 100_000, f"{name}'s Croupier wallet moved for a seamless table"
-    report = run_audit(reconcile.ask_operator)
-    assert report.ok, report.summary()
-    assert report.seamless is not None and report.seamless.asked > 0
+    bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
+    calls = store.round_calls(round_id)
+    reconciled = reconcile.check(bets, calls, reconcile.ask_operator)
+    assert not reconciled.problems, reconciled.problems
+    assert reconciled.asked == len(calls) > 0 and reconciled.bets == len(bets)
 
 
 def test_a_baccarat_round_in_seamless_mode_moves_money_only_in_the_operators_wallet(h: Harness,
@@ -54,7 +57,7 @@ def test_a_baccarat_round_in_seamless_mode_moves_money_only_in_the_operators_wal
                             "ben": [{"type": "player", "amount": 700}]})
     assert final["status"] == "settled"
     played = nets(h, final["round_id"], names)
-    check_ledgers_agree(h, stack, played)
+    check_ledgers_agree(h, stack, final["round_id"], played)
     calls = store.round_calls(final["round_id"])
     assert sorted(c["call"] for c in calls) == ["credit"] * 3 + ["debit"] * 3  # one of each per bet
     assert all(c["status"] in ("accepted", "acknowledged") for c in calls)
@@ -78,7 +81,7 @@ def test_blackjack_doubles_splits_insurance_and_follows_are_debited_at_the_opera
     assert final["status"] == "settled"
     reasons = sorted(c["request"]["reason"] for c in store.round_calls(final["round_id"]) if c["call"] == "debit")
     assert {"stake", "split", "double", "insurance", "follow"} <= set(reasons), reasons
-    check_ledgers_agree(h, stack, nets(h, final["round_id"], names))
+    check_ledgers_agree(h, stack, final["round_id"], nets(h, final["round_id"], names))
 
 
 def test_pok_deng_reserves_at_the_operator_and_gives_back_what_was_not_lost(h: Harness, stack: LocalStack) -> None:
@@ -91,7 +94,7 @@ def test_pok_deng_reserves_at_the_operator_and_gives_back_what_was_not_lost(h: H
     debits = [c for c in store.round_calls(final["round_id"]) if c["call"] == "debit"]
     assert all(c["request"]["reason"] == "reservation" for c in debits)
     assert sorted(int(c["amount"]) for c in debits) == [600, 2000]  # a Player bet reserves twice its stake
-    check_ledgers_agree(h, stack, nets(h, final["round_id"], names))
+    check_ledgers_agree(h, stack, final["round_id"], nets(h, final["round_id"], names))
 
 
 def test_a_table_is_switched_to_seamless_by_configuration_between_rounds_only(h: Harness, stack: LocalStack) -> None:
@@ -150,3 +153,10 @@ def test_a_player_reads_their_balance_in_the_tables_wallet(h: Harness, stack: Lo
         ben.get(f"/tables/{seamless_table}/wallets/{ben.subject}")
     assert (unknown.value.status, unknown.value.reason) == (409, "wallet-refused")
     assert "unknown-player" in str(unknown.value)
+
+
+def test_the_store_audits_clean_with_every_seamless_call_reconciled(stack: LocalStack) -> None:
+    assert wait_until(outbox_empty, timeout=30)
+    report = run_audit(reconcile.ask_operator)
+    assert report.ok, report.summary()
+    assert report.seamless is not None and report.seamless.asked > 0
