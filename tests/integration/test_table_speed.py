@@ -79,7 +79,9 @@ def _system_bets_and_balances(rnd: dict[str, Any]) -> tuple[list[Any], dict[str,
     return [bet_from_item(b) for b in items], None
 
 
-def _check(final: dict[str, Any], physical: PhysicalRound) -> None:
+def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> None:
+    """``said``: what the table's harness printed (the players' answers, each refusal in the API's
+    words), shown when a hand was played by its timer."""
     round_id = final["round_id"]
     rnd = store.load_round(round_id)
     assert final["status"] == "settled", (round_id, final.get("void_reason"), rnd.get("history"))
@@ -95,7 +97,7 @@ def _check(final: dict[str, Any], physical: PhysicalRound) -> None:
     # hand by hand: the system's settled hands are the dealer's
     assert rnd["settlement"]["hands"] == physical.engine.settle().to_dict()["hands"]
     # no hand was played by a timer: every decision came from its player
-    assert not [e for e in rnd["events"] if e.get("action", {}).get("action") == "timeout"]
+    assert not [e for e in rnd["events"] if e.get("action", {}).get("action") == "timeout"], (round_id, said)
     # every bet's net: the engine's replay of the physical round
     bets, balances = _system_bets_and_balances(rnd)
     replayed = physical.replayed_nets(rnd["game"], rnd.get("rules") or {}, int(rnd["round_in_shoe"]), bets, balances)
@@ -116,9 +118,9 @@ def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stac
     finally:
         for harness in harnesses.values():
             harness.close()
-    for rounds in played.values():
+    for game, rounds in played.items():
         for final, physical in rounds:
-            _check(final, physical)
+            _check(final, physical, harnesses[game].lines)
     dealers = [h.tables[t].dealer for h in harnesses.values() for t in h.tables]
     first_cards = [p.first_card_offset for rounds in played.values() for _, p in rounds
                    if p.first_card_offset is not None and p.engine.game != "pok-deng"]
