@@ -119,16 +119,8 @@ def agree(sw: Seamless, round_ids: list[str]) -> None:
 
 
 def _scan_calls() -> list[dict[str, Any]]:
-    table = store.wallet_table()
-    found: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {"FilterExpression": "begins_with(pk, :c)", "ExpressionAttributeValues": {":c": "CALL#"},
-                              "ConsistentRead": True}
-    while True:
-        page = table.scan(**kwargs)
-        found.extend(store.plain(i) for i in page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return found
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return store.scan_all(store.wallet_table(), FilterExpression="begins_with(pk, :c)",
+                          ExpressionAttributeValues={":c": "CALL#"})
 
 
 def player_calls(player: str) -> list[dict[str, Any]]:

@@ -56,25 +56,14 @@ class AuditReport:
         return head + "\n" + "\n".join(f"  - {p}" for p in self.problems) + f"\naudit: FAILED ({len(self.problems)})"
 
 
-def _scan(table: Any) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {"ConsistentRead": True}
-    while True:
-        page = table.scan(**kwargs)
-        items.extend(store.plain(i) for i in page.get("Items", []))
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-
 def run_audit(operator_view: reconcile.OperatorView | None = None,
               operator_report: reconcile.Report | None = None) -> AuditReport:
     """The audit; seamless calls are checked against the operators' records too when
     ``operator_view`` (their status call) or ``operator_report`` (one operator's id and its
     transactions) is given."""
     report = AuditReport()
-    wallet_items = _scan(store.wallet_table())
-    game_items = _scan(store.game_table())
+    wallet_items = store.scan_all(store.wallet_table())
+    game_items = store.scan_all(store.game_table())
     ledgers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     markers: dict[str, dict[str, Any]] = {}
     wallets: dict[str, dict[str, Any]] = {}
