@@ -19,6 +19,11 @@
    transaction's records are dropped; a batch whose function reports failed records is delivered
    again from the first of them; records outside the function's key prefixes (its filter
    criteria) are not delivered.
+6. moto answers every query by sorting every item of the table, then keeping those of the asked
+   partition: a query's cost grows with the whole table (a session's store of tens of thousands of
+   items made each of a round's queries milliseconds slower, and its timers expired). A query of
+   the table reads its partition alone; a query of an index reads every item once, unsorted (it
+   sorts what it keeps itself), as moto's own code then does.
 """
 
 from __future__ import annotations
@@ -156,6 +161,29 @@ def apply() -> None:
                 _deliveries[key] = _Delivery(self)
             _pending.add(key)
 
+    query = Table.query
+    every_item = Table.all_items
+
+    def partition_query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index = kwargs.get("index_name") or (args[6] if len(args) > 6 else None)
+        _state.query = (self, None if index else hash_key)
+        try:
+            return query(self, hash_key, *args, **kwargs)
+        finally:
+            _state.query = None
+
+    def items_of_query(self: Any) -> list[Any]:
+        asked = getattr(_state, "query", None)
+        if asked is None or asked[0] is not self:  # a scan, a backup ...: every item, in key order
+            return every_item(self)
+        if not self.range_key_attr:  # a partition is one item
+            found = self.items.values() if asked[1] is None else [self.items.get(asked[1])]
+            return [item for item in found if item is not None]
+        partitions = self.items.values() if asked[1] is None else [self.items.get(asked[1], {})]
+        return [item for partition in partitions for item in partition.values()]
+
+    Table.query = partition_query  # type: ignore[method-assign]
+    Table.all_items = items_of_query  # type: ignore[method-assign]
     StreamShard.add = add_later  # type: ignore[method-assign]
     Rule._send_to_sqs_queue = send_to_group  # type: ignore[method-assign]
     DynamoHandler.call_action = serialized  # type: ignore[method-assign]
