@@ -26,6 +26,13 @@ def _read(path: str) -> bytes | str:
         return handle.read()
 
 
+def _looks(value: str) -> int:
+    """``--looks``: a whole number from 1 to 10."""
+    if not value.isdigit() or not 1 <= int(value) <= 10:
+        raise argparse.ArgumentTypeError(f"{value!r}: looks are a whole number from 1 to 10")
+    return int(value)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .transcript import Transcript, replay
 
@@ -83,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also ask each seamless operator's wallet (its status call) about every wallet call")
     au.add_argument("--operator-report", default=None, metavar="OPERATOR=FILE",
                     help="reconcile an operator's wallet calls with its report of its transactions (JSON Lines)")
+    au.add_argument("--looks", type=_looks, default=3, metavar="N",
+                    help="on a store in use, look again (a second later) when a look finds problems, up to N "
+                         "looks in all; a problem is reported when every look found one (default 3)")
     au.add_argument("--operator-wallets", default=None, metavar="PATH",
                     help="the SSM path of the operators' wallets (default /croupier/{stage}/operators)")
     au.set_defaults(func=_lazy("croupier.app.auditcli", "run"))

@@ -88,6 +88,6 @@ def run(args: argparse.Namespace) -> int:
 
     store.reset_clients()
     operators.reset_clients()
-    report = run_audit(reconcile.ask_operator if args.reconcile else None, report_file)
+    report = run_audit(reconcile.ask_operator if args.reconcile else None, report_file, looks=args.looks)
     print(report.summary())
     return 0 if report.ok else 1

@@ -1,0 +1,67 @@
+"""The audit of a store in use looks again before it reports a problem (``run_audit``'s looks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from croupier.app import audit
+from croupier.app.audit import AuditReport
+
+
+def _looks(monkeypatch: pytest.MonkeyPatch, found: list[list[str]]) -> list[int]:
+    """Each look reports the next problems of ``found``; returns the looks taken."""
+    taken: list[int] = []
+
+    def look(*_: Any) -> AuditReport:
+        taken.append(len(taken) + 1)
+        return AuditReport(problems=list(found[len(taken) - 1]))
+
+    monkeypatch.setattr(audit, "_look", look)
+    return taken
+
+
+def test_a_clean_store_is_looked_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _looks(monkeypatch, [[]])
+    report = audit.run_audit(pause=0)
+    assert report.ok and report.looks == 1 and taken == [1]
+    assert report.summary().endswith("audit: OK") and "looks" not in report.summary()
+
+
+def test_a_change_in_flight_is_gone_at_the_second_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _looks(monkeypatch, [["bet b-1: refunded with 0 credits (must be exactly one)"], []])
+    report = audit.run_audit(pause=0)
+    assert report.ok and report.looks == 2 and taken == [1, 2]
+    assert "2 looks: the first 1 found changes in flight" in report.summary()
+
+
+def test_a_problem_every_look_finds_is_reported_from_the_last_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _looks(monkeypatch, [["first"], ["second"], ["third"], ["never read"]])
+    report = audit.run_audit(pause=0)
+    assert not report.ok and report.looks == 3 and taken == [1, 2, 3]
+    assert report.problems == ["third"]
+    assert "found in each of 3 looks:" in report.summary() and report.summary().endswith("audit: FAILED (1)")
+
+
+def test_one_look_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _looks(monkeypatch, [["stays"], []])
+    report = audit.run_audit(looks=1, pause=0)
+    assert not report.ok and taken == [1]
+
+
+@pytest.mark.parametrize("value", ["0", "11", "-1", "two", "1.5"])
+def test_the_cli_refuses_looks_that_are_not_one_to_ten(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from croupier.cli import build_parser
+
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["audit", "--looks", value])
+    assert stopped.value.code == 2
+    assert f"argument --looks: '{value}': looks are a whole number from 1 to 10" in capsys.readouterr().err
+
+
+def test_the_cli_takes_looks() -> None:
+    from croupier.cli import build_parser
+
+    assert build_parser().parse_args(["audit", "--looks", "1"]).looks == 1
+    assert build_parser().parse_args(["audit"]).looks == 3
