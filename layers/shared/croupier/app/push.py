@@ -149,16 +149,18 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
     for table in leaving:
         if table not in connection.get("tables", []):
             continue
+        # the watch and its slot's count go together: two pushes finding the same screen gone
+        # both unsubscribe it; one of them removes the watch, and the count is down by then
+        name = settings().game_table
         try:
-            store.game_table().delete_item(Key=_watch_key(table, slot, connection_id),
-                                           ConditionExpression="attribute_exists(pk)")
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+            store.write([
+                {"Delete": {"TableName": name, "Key": _watch_key(table, slot, connection_id),
+                            "ConditionExpression": "attribute_exists(pk)"}},
+                {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :minus",
+                            "ExpressionAttributeNames": {"#s": _slot_name(slot)},
+                            "ExpressionAttributeValues": {":minus": -1}}}])
+        except store.Conflict:
             continue
-        store.game_table().update_item(Key=_slots_key(table), UpdateExpression="ADD #s :minus",
-                                       ExpressionAttributeNames={"#s": _slot_name(slot)},
-                                       ExpressionAttributeValues={":minus": -1})
     if tables is None:
         store.game_table().delete_item(Key=_connection_key(connection_id))
     else:
