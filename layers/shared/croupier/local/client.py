@@ -151,14 +151,25 @@ class Screen:
 
     def next(self, match: Any, timeout: float = 60.0, *, events: bool = True) -> dict[str, Any]:
         """The next event (``events``; else message) after the last one read that ``match``es;
-        the ones in between are read too. TimeoutError if none comes in time."""
+        the ones in between are read too. TimeoutError if none comes in time. What one caller
+        reads, the next caller does not see again: two readers of one screen each take a
+        :meth:`reader` of their own."""
+        return self._next(self._seen, match, timeout, events)
+
+    def reader(self) -> ScreenReader:
+        """A reader of this screen with its own place: it reads every event from the first, whatever
+        other readers of the screen have read (one person's screen, looked at for each of their
+        hands)."""
+        return ScreenReader(self)
+
+    def _next(self, seen: dict[bool, int], match: Any, timeout: float, events: bool) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         with self._arrived:
             while True:
                 items = [e for m in self.messages for e in m.get("events", [])] if events else self.messages
-                while self._seen[events] < len(items):
-                    item = items[self._seen[events]]
-                    self._seen[events] += 1
+                while seen[events] < len(items):
+                    item = items[seen[events]]
+                    seen[events] += 1
                     if match(item):
                         return item
                 left = deadline - time.monotonic()
@@ -168,6 +179,17 @@ class Screen:
 
     def close(self) -> None:
         self._exit.close()
+
+
+class ScreenReader:
+    """One reader's place in a :class:`Screen`'s messages (see :meth:`Screen.reader`)."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self._seen = {True: 0, False: 0}
+
+    def next(self, match: Any, timeout: float = 60.0, *, events: bool = True) -> dict[str, Any]:
+        return self.screen._next(self._seen, match, timeout, events)
 
 
 def wait_until(check: Any, timeout: float = 60.0, interval: float = 0.05) -> Any:

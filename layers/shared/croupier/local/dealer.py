@@ -32,7 +32,7 @@ from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from ..games.blackjack import hand_value
 from ..transcript import Transcript, replay
-from .client import ApiError, Client, Screen, TableDevices
+from .client import ApiError, Client, Screen, ScreenReader, TableDevices
 
 CARDS_PER_SECOND = 3.0
 
@@ -268,10 +268,14 @@ class TablePlayers:
         return player in choice
 
     def start(self) -> TablePlayers:
+        # each position reads the screen for itself: a player with two seats, or a seat and a bet
+        # behind, sharing one place in the screen would each miss what the other read first
         for seat, (client, screen) in self.seats.items():
-            self._threads.append(threading.Thread(target=self._play, args=(client, screen, seat, False), daemon=True))
+            self._threads.append(threading.Thread(target=self._play, args=(client, screen.reader(), seat, False),
+                                                  daemon=True))
         for client, screen, seat in self.behind:
-            self._threads.append(threading.Thread(target=self._play, args=(client, screen, seat, True), daemon=True))
+            self._threads.append(threading.Thread(target=self._play, args=(client, screen.reader(), seat, True),
+                                                  daemon=True))
         for thread in self._threads:
             thread.start()
         return self
@@ -291,7 +295,7 @@ class TablePlayers:
         except ApiError as exc:
             self.said.append((client.subject, body, str(exc)))
 
-    def _play(self, client: Client, screen: Screen, seat: int, behind: bool) -> None:
+    def _play(self, client: Client, screen: ScreenReader, seat: int, behind: bool) -> None:
         """One player's screen: the hands as they are dealt, and an answer when it is their turn."""
         hands: dict[str, list[str]] = {}
         answered: set[Any] = set()
