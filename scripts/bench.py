@@ -56,6 +56,8 @@ SECTIONS: list[Section] = [
             "bench_proofs:stack"),
     Section("seamless", "Seamless wallets: bets at an operator's wallet (at once, 50 ms), calls per bet, "
             "credits after a 60 s outage", "bench_proofs:seamless"),
+    Section("localstore", "The local stack's DynamoDB (moto): one query of one partition as the table grows",
+            "bench_proofs:localstore"),
 ]
 """Every section of ``make bench``, in the order they run. Add yours here."""
 

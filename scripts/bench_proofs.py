@@ -114,6 +114,21 @@ def seamless(opts: Options) -> Iterable[Figure]:
                  out["outage"]["drain_s"], "s", higher_is_better=False, note=note)
 
 
+def localstore(opts: Options) -> Iterable[Figure]:
+    import bench_localstore
+
+    if not opts.wants("localstore"):
+        return
+    sizes = [1_000, 10_000] if opts.quick else [1_000, 10_000, 30_000]
+    note = "scripts/bench_localstore.py"
+    for patched in (False, True):
+        name = "patched" if patched else "moto"
+        for items, ms in bench_localstore.run_sizes(sizes, patched).items():
+            label = "the local stack's patch" if patched else "moto as it ships"
+            yield Figure(f"localstore.{name}_{items}_ms", f"{label}, a table of {items:,} items", ms, "ms/query",
+                         higher_is_better=False, note=note)
+
+
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 
