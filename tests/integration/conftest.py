@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from croupier.app.audit import run_audit
-from croupier.local.client import Client, Screen, TableDevices
+from croupier.local.client import Client, Screen, TableDevices, wait_until
 from croupier.local.dealer import DealerShoe
 from croupier.local.demo import Demo, Table
 from croupier.local.stack import LocalStack
@@ -75,19 +76,27 @@ def h(stack: LocalStack) -> Iterator[Harness]:
 
 class Alerts:
     """A supervisor's console listening on the table bus: a rule for the application's own events
-    (source ``croupier``) delivering to a queue that this reads."""
+    (source ``croupier``) delivering to a queue that this reads, for one test (:meth:`close`
+    removes both: a queue nobody reads any more would grow with every later test's events, and
+    moto reads every message of a queue for each one sent to it)."""
 
     def __init__(self, stack: LocalStack) -> None:
         import boto3
 
         self.sqs = boto3.session.Session().client("sqs")
-        events = boto3.session.Session().client("events")
-        self.url = self.sqs.create_queue(QueueName="supervisor-console")["QueueUrl"]
+        self.events = boto3.session.Session().client("events")
+        self.name = f"supervisor-console-{uuid.uuid4().hex[:8]}"
+        self.url = self.sqs.create_queue(QueueName=self.name)["QueueUrl"]
         arn = self.sqs.get_queue_attributes(QueueUrl=self.url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-        bus = stack.outputs["event_bus"]
-        events.put_rule(Name="supervisor-console", EventBusName=bus, EventPattern=json.dumps({"source": ["croupier"]}))
-        events.put_targets(Rule="supervisor-console", EventBusName=bus, Targets=[{"Id": "console", "Arn": arn}])
+        self.bus = stack.outputs["event_bus"]
+        self.events.put_rule(Name=self.name, EventBusName=self.bus, EventPattern=json.dumps({"source": ["croupier"]}))
+        self.events.put_targets(Rule=self.name, EventBusName=self.bus, Targets=[{"Id": "console", "Arn": arn}])
         self.seen: list[dict[str, Any]] = []
+
+    def close(self) -> None:
+        self.events.remove_targets(Rule=self.name, EventBusName=self.bus, Ids=["console"])
+        self.events.delete_rule(Name=self.name, EventBusName=self.bus)
+        self.sqs.delete_queue(QueueUrl=self.url)
 
     def received(self) -> list[dict[str, Any]]:
         """Every event the console has received so far (``detail-type`` and ``detail``)."""
@@ -100,14 +109,25 @@ class Alerts:
                 self.seen.append(json.loads(message["Body"]))
                 self.sqs.delete_message(QueueUrl=self.url, ReceiptHandle=message["ReceiptHandle"])
 
-    def of(self, detail_type: str, table_id: str) -> list[dict[str, Any]]:
-        return [e["detail"] for e in self.received()
-                if e["detail-type"] == detail_type and e["detail"].get("table_id") == table_id]
+    def of(self, detail_type: str, table_id: str, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The table's events of that type received so far, once there is one (a function publishes
+        its alerts after it has stored what they tell: a console hears of a pause just after the
+        round shows it). Empty if none comes within ``timeout``."""
+        def found() -> list[dict[str, Any]]:
+            return [e["detail"] for e in self.received()
+                    if e["detail-type"] == detail_type and e["detail"].get("table_id") == table_id]
+
+        try:
+            return list(wait_until(found, timeout=timeout))
+        except TimeoutError:
+            return []
 
 
-@pytest.fixture(scope="session")
-def alerts(stack: LocalStack) -> Alerts:
-    return Alerts(stack)
+@pytest.fixture
+def alerts(stack: LocalStack) -> Iterator[Alerts]:
+    console = Alerts(stack)
+    yield console
+    console.close()
 
 
 def nets(harness: Harness, player: str, round_id: str) -> dict[str, Any]:
