@@ -35,6 +35,8 @@ from ..transcript import Transcript, replay
 from .client import ApiError, Client, Screen, ScreenReader, TableDevices
 
 CARDS_PER_SECOND = 3.0
+RETRIES = 3
+"""How often a studio player's app sends a decision again after "busy, try again" or a server error."""
 
 
 class DealerShoe:
@@ -289,11 +291,20 @@ class TablePlayers:
         with self._lock:
             pause = self.rng.uniform(*self.think)
         time.sleep(pause)
-        try:
-            client.post(f"/rounds/{self.round_id}/decisions", body, idempotent=True)
-            self.said.append((client.subject, body, "applied"))
-        except ApiError as exc:
-            self.said.append((client.subject, body, str(exc)))
+        key = uuid.uuid4().hex  # one decision: its retries are the same request
+        for attempt in range(RETRIES + 1):
+            try:
+                client.post(f"/rounds/{self.round_id}/decisions", body, key=key)
+                self.said.append((client.subject, body, "applied"))
+                return
+            except ApiError as exc:
+                # "try again" (the round busy with another writer) or a server error: a player's
+                # app retries the same request; any other refusal is the answer
+                again = exc.reason == "busy" or exc.status >= 500
+                if not again or attempt == RETRIES:
+                    self.said.append((client.subject, body, str(exc)))
+                    return
+                time.sleep(0.1 * 2 ** attempt)
 
     def _play(self, client: Client, screen: ScreenReader, seat: int, behind: bool) -> None:
         """One player's screen: the hands as they are dealt, and an answer when it is their turn."""
