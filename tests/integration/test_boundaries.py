@@ -1305,6 +1305,13 @@ def test_device_events_the_table_cannot_take_are_kept_refused_and_told_and_chang
 
     h = Harness(stack)  # its own tables and players (the arena is named so that its snapshot is taken anew)
     listening = Alerts(stack)
+    try:
+        _events_the_table_cannot_take(h, tap, listening)
+    finally:
+        listening.close()
+
+
+def _events_the_table_cannot_take(h: Harness, tap: EventTap, listening: Any) -> None:
     idle, playing, burning = h.table("idle-events"), h.table("playing-events"), h.table("burning-events")
     h.open_devices(idle, "baccarat", 61, cut_at=300, scan_burn=False, rules={"timers": LONG})
     h.open_devices(playing, "deluxe-blackjack", 62, cut_at=300, scan_burn=False, rules={"timers": SOLO})
