@@ -24,6 +24,9 @@
    items made each of a round's queries milliseconds slower, and its timers expired). A query of
    the table reads its partition alone; a query of an index reads every item once, unsorted (it
    sorts what it keeps itself), as moto's own code then does.
+7. moto's Step Functions makes a new boto3 client for every Lambda task it runs (a few
+   milliseconds of CPU each, for every step of every round); one client per region serves them
+   all (boto3's clients are thread-safe).
 """
 
 from __future__ import annotations
@@ -182,6 +185,23 @@ def apply() -> None:
         partitions = self.items.values() if asked[1] is None else [self.items.get(asked[1], {})]
         return [item for partition in partitions for item in partition.values()]
 
+    from moto.settings import moto_server_port
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+
+    make_client = getattr(lambda_eval_utils, "boto_client_for")  # noqa: B009 (not exported)
+    clients: dict[tuple[str, str, str], Any] = {}
+    making = threading.Lock()
+
+    def shared_client(region: str, service: str, state_credentials: Any = None) -> Any:
+        if state_credentials is not None:  # a task with credentials of its own: its own client
+            return make_client(region, service, state_credentials)
+        key = (region, service, str(moto_server_port()))  # a later stack of the process: its own port
+        with making:
+            if key not in clients:
+                clients[key] = make_client(region, service)
+            return clients[key]
+
+    setattr(lambda_eval_utils, "boto_client_for", shared_client)  # noqa: B010 (not exported)
     Table.query = partition_query  # type: ignore[method-assign]
     Table.all_items = items_of_query  # type: ignore[method-assign]
     StreamShard.add = add_later  # type: ignore[method-assign]
