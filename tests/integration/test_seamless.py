@@ -155,7 +155,12 @@ def test_a_player_reads_their_balance_in_the_tables_wallet(h: Harness, stack: Lo
     assert "unknown-player" in str(unknown.value)
 
 
-def test_the_store_audits_clean_with_every_seamless_call_reconciled(stack: LocalStack) -> None:
+def test_the_store_audits_clean_with_every_seamless_call_reconciled(h: Harness, stack: LocalStack) -> None:
+    """The whole store, after the tests above (and a round of its own: it has calls to reconcile
+    when it runs alone)."""
+    open_accounts(h, stack, ["chloe"])
+    table = h.open_table(h.table("asw"), "baccarat", 71, cut_at=300, wallet=SEAMLESS)
+    assert h.round(table, {"chloe": [{"type": "player", "amount": 500}]})["status"] == "settled"
     assert wait_until(outbox_empty, timeout=30)
     report = run_audit(reconcile.ask_operator)
     assert report.ok, report.summary()
