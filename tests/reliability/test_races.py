@@ -23,7 +23,7 @@ import pytest
 from croupier.app import api, bets, decisions, queries, steps, store, supervision, tables
 from croupier.app.errors import Funds, StateConflict
 from croupier.errors import CroupierError
-from tests.integration.conftest import Harness
+from tests.integration.conftest import TIMERS, Harness
 
 from .conftest import (
     FIGURES,
@@ -90,7 +90,8 @@ def test_thirty_concurrent_requests_on_one_wallet_never_overdraw_it(direct: Dire
     and a request refused for funds was refused because the balance really was short."""
     funded = 10_000
     ana = direct.player("ana", funded)
-    tables = [direct.table("baccarat", name=f"w{i}") for i in range(2)]
+    # betting stays open for the whole race: a refusal here is for the wallet's sake, not the clock's
+    tables = [direct.table("baccarat", {"timers": {**TIMERS, "countdown": 120}}, name=f"w{i}") for i in range(2)]
     rounds = [direct.start(t) for t in tables]
     rng = random.Random(3)
     plan: list[tuple[str, str, int, str, str]] = []  # (kind, key, amount, table, bet type)
