@@ -341,7 +341,7 @@ def test_reconciliation_finds_an_operator_ledger_that_disagrees(sw: Seamless, tm
     (credit,) = _credits(round_id)
     held[credit["transaction_id"]] = {**held[credit["transaction_id"]], "amount": 1}  # the operator paid 1
     held["op-only-1"] = {"transaction_id": "op-only-1", "kind": "debit", "amount": 50, "state": "applied"}
-    problems = run_audit(operator_report=(OPERATOR, held)).problems
+    problems = run_audit(operator_report=(OPERATOR, held), looks=1).problems  # doctored: no second look needed
     assert any(credit["transaction_id"] in p and "at the operator" in p for p in problems), problems
     assert any("op-only-1" in p and "never made" in p for p in problems), problems
 
