@@ -16,7 +16,7 @@ import pytest
 from croupier.games.base import Bet
 from croupier.local.client import wait_until
 
-from ..integration.conftest import Harness
+from ..integration.conftest import TIMERS, Harness
 
 pytestmark = pytest.mark.browser
 
@@ -194,6 +194,7 @@ def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_
     page.wait_for_selector("tr[data-n] >> text=5C")
     wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "settled", timeout=30)
     supervisor = pages().sign_in("supervisor", "supervisor-web")
+    supervisor.page.wait_for_selector("section.supervisor")  # the sign-in's own view first, then the address
     supervisor.page.goto(f"{h.stack.web.url}/#/supervisor?round={round_id}")
     try:
         supervisor.page.wait_for_selector(".history >> text=Download transcript", timeout=60_000)
@@ -209,7 +210,10 @@ def test_the_dealer_console_sends_test_scans_and_the_supervisor_reads_the_round_
 
 def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_before_confirming(
         h: Harness, pages: Any) -> None:
-    table = h.open_table(h.table("web-pd"), "pok-deng", 25, cut_at=300)
+    # a countdown that outlasts the dealing (13 cards at three a second) with time to spare: the
+    # face-down cards are on the page from the first card dealt until betting closes
+    table = h.open_table(h.table("web-pd"), "pok-deng", 25, cut_at=300,
+                         rules={"timers": {**TIMERS, "countdown": 15}})
     dev = h.players["dev"]
     player = pages().sign_in("player", dev.subject)
     page = player.page
@@ -228,7 +232,12 @@ def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_b
     page.click(".confirm >> text=Confirm")
     page.wait_for_selector("tr[data-bet]")
     assert "reserved 2,000" in page.inner_text("tr[data-bet]")  # what the API took
-    page.wait_for_selector("[data-hand='hand 1'] [data-card='??']", timeout=30_000)  # face down while bets are open
+    try:
+        page.wait_for_selector("[data-hand='hand 1'] [data-card='??']", timeout=30_000)  # face down while bets are open
+    except Exception as exc:  # say what the page showed, and what it was sent
+        seen = [f"{e['type']} {e.get('hand', '')} {e.get('card', '')}" for e in player.events()
+                if e.get("table_id") == table.table_id]
+        raise AssertionError(f"{page.inner_text('#view')}\n{seen}\n{player.errors}") from exc
     about = player.received_about(table.table_id, started["round_id"])
     if not any("betting-closed" in text for text in about):  # still betting: no card was received face up
         assert not any(f'"{card}"' in text for text in about for card in cards)
