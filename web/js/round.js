@@ -28,7 +28,10 @@ export class RoundState {
     if (this.view?.round_id !== view.round_id) { this.events = []; this.seen = new Set(); this.waiting = null; }
     this.view = structuredClone(view);
     this.view.hands = this.view.hands || null;
-    for (const event of this.events) if (!covered(event, view.seq)) this.apply(event);
+    // a view without hands (a Pok Deng round's cards dealt face down while bets are open) counts
+    // its cards but shows none: the face-down cards pushed so far stay on the felt
+    const shown = this.view.hands !== null;
+    for (const event of this.events) if (!(shown && covered(event, view.seq))) this.apply(event);
     this.onChange();
   }
 
