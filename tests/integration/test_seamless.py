@@ -39,11 +39,10 @@ def check_ledgers_agree(h: Harness, stack: LocalStack, round_id: str, played: di
     for name, net in played.items():
         assert stack.operator_wallet.balance(h.players[name].subject) == AT_OPERATOR + net, name
         assert h.balance(name) == 100_000, f"{name}'s Croupier wallet moved for a seamless table"
-    bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
-    calls = store.round_calls(round_id)
-    reconciled = reconcile.check(bets, calls, reconcile.ask_operator)
+    reconciled = reconcile.check_rounds([round_id], reconcile.ask_operator)
     assert not reconciled.problems, reconciled.problems
-    assert reconciled.asked == len(calls) > 0 and reconciled.bets == len(bets)
+    bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
+    assert reconciled.asked == reconciled.calls > 0 and reconciled.bets == len(bets)
 
 
 def test_a_baccarat_round_in_seamless_mode_moves_money_only_in_the_operators_wallet(h: Harness,

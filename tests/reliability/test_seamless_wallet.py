@@ -111,11 +111,9 @@ def agree(sw: Seamless, round_ids: list[str]) -> None:
     assert not problems, "\n".join(problems)
     # the scenario's bets and calls, reconciled with the operator's record (the whole store is
     # audited once, at the end of the module: each audit replays every round of the session)
-    bets = [b for r in round_ids for b in store.round_bets(r, int(store.load_round(r)["shards"]))]
-    calls = [c for r in round_ids for c in store.round_calls(r)]
-    reconciled = reconcile.check(bets, calls, reconcile.ask_operator)
+    reconciled = reconcile.check_rounds(round_ids, reconcile.ask_operator)
     assert not reconciled.problems and not reconciled.pending, reconciled.problems or reconciled.summary()
-    assert reconciled.asked == len(calls)
+    assert reconciled.asked == reconciled.calls
 
 
 def _scan_calls() -> list[dict[str, Any]]:

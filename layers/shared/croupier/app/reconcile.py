@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..wallet_contract import TransactionStatus, transaction_id
-from . import operators, seamless
+from . import operators, seamless, store
 
 OperatorView = Callable[[dict[str, Any]], TransactionStatus | None]
 """What the operator holds for a call (None: it could not be asked)."""
@@ -76,6 +76,14 @@ def check(bets: list[dict[str, Any]], calls: list[dict[str, Any]], operator_view
                 out.problems.append(f"the operator holds {held.get('kind')} {txid} ({held.get('amount')}) that "
                                     f"Croupier never made")
     return out
+
+
+def check_rounds(round_ids: list[str], operator_view: OperatorView | None = None) -> WalletCalls:
+    """:func:`check` of some rounds' bets and calls only (a round's own reconciliation, without
+    reading the whole store)."""
+    bets = [b for r in round_ids for b in store.round_bets(r, int(store.load_round(r)["shards"]))]
+    calls = [c for r in round_ids for c in store.round_calls(r)]
+    return check(bets, calls, operator_view)
 
 
 def _check_bet(bet: dict[str, Any], by_id: dict[str, dict[str, Any]], claimed: set[str], out: WalletCalls) -> None:

@@ -20,8 +20,8 @@
    again from the first of them; records outside the function's key prefixes (its filter
    criteria) are not delivered.
 6. moto answers every query by sorting every item of the table, then keeping those of the asked
-   partition: a query's cost grows with the whole table (a session's store of tens of thousands of
-   items made each of a round's queries milliseconds slower, and its timers expired). A query of
+   partition: a query's cost grows with the whole table (62 ms a query at 10,000 items: the test
+   session's growing store made its later rounds slower and slower, until timers expired). A query of
    the table reads its partition alone; a query of an index reads every item once, unsorted (it
    sorts what it keeps itself), as moto's own code then does.
 7. moto's Step Functions makes a new boto3 client for every Lambda task it runs (a few
