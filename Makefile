@@ -5,11 +5,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 RUNTIME := $(VENV)/.runtime-stamp
 DEPLOY := $(VENV)/.deploy-stamp
+NODE := node_modules/.installed-stamp
 SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
 .PHONY: setup browser screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
 
-setup: $(STAMP) browser
+setup: $(STAMP) $(NODE) browser
 
 # The browser tests' Chromium: Debian's package (Playwright drives it; it never downloads a browser of
 # its own). Installed when /usr/bin/chromium is missing and apt-get is there (as root); else the
@@ -34,6 +35,11 @@ $(DEPLOY): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[deploy]'
 	touch $(DEPLOY)
 
+# The Node tools of the tests (asl-validator, for the round workflow), as package-lock.json pins them.
+$(NODE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE)
+
 # Everything, with the tools of the tests (pytest, ruff, mypy, cfn-lint, the SAM CLI).
 $(STAMP): $(DEPLOY)
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -50,7 +56,7 @@ template: $(STAMP)
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
 # Lint, types, the template, then every test: unit, integration (moto) and reliability.
-test: lint types template browser
+test: lint types template $(NODE) browser
 	$(VENV)/bin/pytest
 
 unit: $(STAMP)
