@@ -53,8 +53,8 @@ def test_rules_overrides_reach_the_figures(capsys: pytest.CaptureFixture[str]) -
     _, out, _ = _run(capsys, "baccarat", "--json", "--rules", '{"payouts": {"tie": "9:1"}}')
     tie = 10 * baccarat.outcome_probabilities()["tie"]
     assert json.loads(out)["rtp"]["tie"] == float(round(tie, 6))
-    _, out, _ = _run(capsys, "pok-deng", "--json", "--rules", '{"special_combinations": ["pictures-and-ten"]}')
-    rules = load_rules("pok-deng", {"special_combinations": ["pictures-and-ten"]})
+    _, out, _ = _run(capsys, "pok-deng", "--json", "--rules", '{"special_combinations": ["court-cards"]}')
+    rules = load_rules("pok-deng", {"special_combinations": ["court-cards"]})
     assert isinstance(rules, PokDengRules)
     assert json.loads(out)["rtp"]["player-1"] == float(round(pokdeng.analyse(rules)["player-1"], 6))
 
@@ -69,15 +69,37 @@ def test_baccarat_table_shows_rtp_edge_and_published_figure(capsys: pytest.Captu
     assert "85.6404%" in rows["tie"] and "14.3596%" in rows["tie"]
 
 
-def test_pok_deng_table_has_the_special_combination_candidates(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "pok-deng", "--rules", '{"special_combinations": ["consecutive"]}')
+def test_pok_deng_table_shows_both_measures_and_the_published_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "pok-deng")
     assert code == 0
-    assert "98.75%" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("player-")}
+    assert len(rows) == 10
+    # Player N: per stake, its edge, per amount put down, its edge, the published figure
+    assert rows["player-3"] == ["player-3", "97.4998%", "2.5002%", "98.7499%", "1.2501%", "98.75%"]
+    assert rows["player-3-pair"] == ["player-3-pair", "89.6386%", "10.3614%", "89.6386%", "10.3614%"]
+    assert "Published maximum RTP 98.75% (Player N, per amount put down): ours 98.75% (98.7499%" in out
     assert "symmetric" in out
-    candidate_lines = [line for line in out.splitlines() if line[:2] in ("* ", "  ") and "%" in line]
-    assert len(candidate_lines) == 8
-    marked = [line for line in candidate_lines if line.startswith("* ")]
-    assert len(marked) == 1 and marked[0].split()[1] == "consecutive"
+
+
+def test_pok_deng_table_shows_the_effect_of_dropping_each_combination(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "pok-deng")
+    assert code == 0
+    lines = {line.split("  ")[1].strip(): line.split() for line in out.splitlines()
+             if line.startswith("  ") and "%" in line}
+    assert list(lines) == ["all (this table)", "without lion flush", "without special pair", "without court cards",
+                           "without ten and court", "without flush worth 0", "none"]
+    assert lines["all (this table)"][-3:] == ["97.4998%", "98.7499%", "-0.0001"]
+    assert lines["without court cards"][-2] == "98.4320%"
+    assert lines["none"][-3:-1] == ["96.9475%", "98.4738%"]
+
+
+def test_pok_deng_table_follows_the_configured_combinations(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "pok-deng", "--rules", '{"special_combinations": ["court-cards", "lion-flush"]}')
+    assert code == 0
+    assert "highest first (between 8 and 7): court cards, lion flush." in out
+    assert "without lion flush" in out and "without special pair" not in out
+    code, out, _ = _run(capsys, "pok-deng", "--rules", '{"special_combinations": []}')
+    assert code == 0 and "dropping" not in out and "(between 8 and 7): none." in out
 
 
 @pytest.mark.parametrize(
@@ -88,6 +110,12 @@ def test_pok_deng_table_has_the_special_combination_candidates(capsys: pytest.Ca
         (["baccarat", "--rules", "[1, 2]"], "JSON object"),
         (["baccarat", "--rules", '{"payouts": {"tie": "eight"}}'], "payouts.tie"),
         (["pok-deng", "--rules", '{"special_combinations": ["three-kings"]}'], "special_combinations"),
+        (["pok-deng", "--rules", '{"special_combinations": ["two-pictures"]}'],
+         "'two-pictures' is no longer a special combination: the special combinations are now lion-flush, "
+         "special-pair, court-cards, ten-and-court, flush-worth-0"),
+        (["pok-deng", "--rules", '{"special_combinations": ["consecutive"]}'], "are now lion-flush"),
+        (["pok-deng", "--rules", '{"special_combinations": ["pictures-and-ten"]}'],
+         "'court-cards' with 'ten-and-court'"),
         (["baccarat", "--json", "--rules", '{"no_such_rule": 1}'], "no_such_rule: unknown name"),
     ],
 )

@@ -26,11 +26,13 @@ from croupier.games.pokdeng import (
     settle_bet,
     special_combination,
 )
-from croupier.rules import PokDengRules, load_rules
+from croupier.rules import SPECIAL_COMBINATIONS, PokDengRules, load_rules
 from croupier.transcript import Transcript, replay
 
-PLAIN = PokDengRules()
-ALL_COMBOS = PokDengRules(special_combinations=("two-pictures", "consecutive", "pictures-and-ten"))
+PLAIN = PokDengRules(special_combinations=())
+"""No special combinations: only pairs and flushes are special patterns."""
+DEFAULT = PokDengRules()
+"""The spec's five special combinations."""
 
 
 def rules_with(*combos: str, **overrides: Any) -> PokDengRules:
@@ -77,60 +79,190 @@ def test_pattern_pair_flush_or_none() -> None:
     assert pattern(PLAIN, ["7S", "2H"]) is None
 
 
-def test_pattern_precedence_pair_then_flush_then_combination() -> None:
+def test_pattern_names_the_combination_first_then_pair_then_flush() -> None:
     # Two identical cards from an 8-deck shoe: a pair and a flush -> "pair".
     assert pattern(PLAIN, ["7S", "7S"]) == "pair"
-    # J-Q suited under "two-pictures": a flush and a special combination -> "flush".
-    assert pattern(rules_with("two-pictures"), ["JS", "QS"]) == "flush"
-    assert pattern(rules_with("two-pictures"), ["JS", "QH"]) == "two-pictures"
-    assert pattern(rules_with("two-pictures"), ["JS", "JH"]) == "pair"
-    # The first configured combination that matches names the hand.
-    assert pattern(rules_with("pictures-and-ten", "two-pictures"), ["JS", "QH"]) == "pictures-and-ten"
+    assert pattern(DEFAULT, ["7S", "7S"]) == "pair"  # 4 points, no combination
+    # K-K is a pair and court cards: the combination ranks it, so it names it.
+    assert pattern(DEFAULT, ["KS", "KH"]) == "court-cards"
+    assert pattern(PLAIN, ["KS", "KH"]) == "pair"
+    # A-K suited is a flush and a lion flush.
+    assert pattern(DEFAULT, ["AS", "KS"]) == "lion-flush"
+    assert pattern(DEFAULT, ["AS", "KH"]) is None
 
 
-def test_special_combinations_default_to_none() -> None:
+def test_the_default_is_the_five_combinations_of_the_spec() -> None:
+    assert [c.name for c in DEFAULT.special_combinations] == [
+        "lion-flush", "special-pair", "court-cards", "ten-and-court", "flush-worth-0"]
     assert PLAIN.special_combinations == ()
-    assert all(special_combination(PLAIN, [a, b]) is None for a, b in [("JS", "QH"), ("4S", "5H"), ("TS", "KD")])
+    assert all(special_combination(PLAIN, [a, b]) is None for a, b in [("JS", "QH"), ("AS", "KS"), ("TS", "KD")])
 
 
 @pytest.mark.parametrize(
     ("combo", "yes", "no"),
     [
-        ("two-pictures", [("JS", "QH"), ("KD", "KC")], [("TS", "JH"), ("9S", "KH")]),
-        ("consecutive", [("AS", "2H"), ("QS", "KH"), ("9S", "TH"), ("5D", "4C")], [("KS", "AH"), ("3S", "5H")]),
-        ("pictures-and-ten", [("TS", "JH"), ("KD", "QC"), ("TS", "TH")], [("9S", "TH"), ("AS", "KH")]),
+        ("lion-flush", [("AS", "KS"), ("KD", "AD")], [("AS", "KH"), ("AS", "QS"), ("AS", "AS")]),
+        ("special-pair", [("AS", "AH"), ("5D", "5C"), ("6S", "6S"), ("TH", "TD")],
+         [("2S", "2H"), ("9S", "9H"), ("JS", "JH"), ("AS", "5H")]),
+        ("court-cards", [("JS", "QH"), ("KD", "KC"), ("QS", "KS"), ("JH", "JH")], [("TS", "JH"), ("9S", "KH")]),
+        ("ten-and-court", [("TS", "JH"), ("KD", "TC"), ("TS", "QS")], [("TS", "TH"), ("9S", "TH"), ("AS", "TH")]),
+        ("flush-worth-0", [("AS", "9S"), ("2H", "8H"), ("7D", "3D"), ("4C", "6C")],
+         [("AS", "9H"), ("TS", "KS"), ("2S", "7S"), ("4H", "6D")]),
     ],
 )
-def test_each_candidate_special_combination(combo: str, yes: list[tuple[str, str]], no: list[tuple[str, str]]) -> None:
+def test_each_special_combination(combo: str, yes: list[tuple[str, str]], no: list[tuple[str, str]]) -> None:
+    # Alone on the table, so no higher combination takes the hand first.
     rules = rules_with(combo)
     for cards in yes:
         assert special_combination(rules, cards) == combo, cards
+        assert points(cards) < 8
     for cards in no:
         assert special_combination(rules, cards) is None, cards
 
 
-def test_special_combination_ranks_between_seven_and_eight() -> None:
-    rules = rules_with("two-pictures")
-    special = hand_rank(rules, ["JS", "QH"])  # 0 points
-    assert hand_rank(rules, ["7S", "KH"]) < special < hand_rank(rules, ["8S", "KH"])
-    assert hand_rank(PLAIN, ["JS", "QH"]) == hand_rank(PLAIN, ["TS", "KH"])  # not configured: a plain 0
+def test_a_hand_that_fits_several_takes_the_highest() -> None:
+    # 5-5 of one suit is a special pair and a flush worth 0; J-J a pair and court cards.
+    assert special_combination(DEFAULT, ["5S", "5S"]) == "special-pair"
+    assert special_combination(rules_with("flush-worth-0", "special-pair"), ["5S", "5S"]) == "flush-worth-0"
+    # Special pair ranks above flush worth 0: stake 1000 reserves 2000; 2:1 win, paid 4000, net +2000.
+    assert settle("5S 5S", "4H 6H", DEFAULT) == ("win", 2000, 2000, 4000)
+    # With the order reversed the same two hands are both flush worth 0: a push.
+    assert settle("5S 5S", "4H 6H", rules_with("flush-worth-0", "special-pair")) == ("push", 0, 2000, 2000)
 
 
-def test_special_combination_with_eight_or_nine_points_ranks_by_its_points() -> None:
-    rules = rules_with("consecutive")
-    nine = hand_rank(rules, ["4S", "5H"])  # consecutive, 9 points
-    assert nine == hand_rank(rules, ["9S", "KH"])
-    assert nine > hand_rank(rules, ["8S", "KH"]) > hand_rank(rules, ["3S", "4H"])
+def test_the_order_of_hands() -> None:
+    order = [["9S", "KH"], ["8S", "KH"], ["AS", "KS"], ["AS", "AH"], ["JS", "QH"], ["TS", "KH"], ["4S", "6S"],
+             ["7S", "KH"], ["6S", "KH"], ["5S", "KH"], ["4S", "KH"], ["3S", "KH"], ["2S", "KH"], ["AS", "KH"],
+             ["4S", "6H"]]
+    ranks = [hand_rank(DEFAULT, cards) for cards in order]
+    assert ranks == sorted(ranks, reverse=True) and len(set(ranks)) == len(ranks)
+    assert hand_rank(PLAIN, ["JS", "QH"]) == hand_rank(PLAIN, ["TS", "KH"])  # no combinations: a plain 0
+
+
+@pytest.mark.parametrize("combo", ["special-pair", "court-cards", "ten-and-court", "flush-worth-0"])
+def test_a_table_may_drop_any_combination(combo: str) -> None:
+    kept = [c for c in SPECIAL_COMBINATIONS if c != combo]
+    rules = rules_with(*kept)
+    assert [c.name for c in rules.special_combinations] == kept
+    example = {"special-pair": ["6S", "6H"], "court-cards": ["JS", "QH"], "ten-and-court": ["TS", "QH"],
+               "flush-worth-0": ["3S", "7S"]}[combo]
+    assert special_combination(DEFAULT, example) == combo
+    assert special_combination(rules, example) is None
 
 
 def test_hand_table_agrees_with_the_pure_functions_for_every_two_card_hand() -> None:
-    for rules in (PLAIN, ALL_COMBOS, rules_with("consecutive")):
+    for rules in (PLAIN, DEFAULT, rules_with("court-cards", "lion-flush")):
         for a, b in itertools.product(ALL_CARDS, repeat=2):
             info = hand_info(rules, [a, b])
             assert info.points == points([a, b])
             assert info.pattern == pattern(rules, [a, b])
             assert info.rank == hand_rank(rules, [a, b])
             assert info.combination == special_combination(rules, [a, b])
+            assert info.zero_or_six == (info.combination is None and info.points in (0, 6))
+
+
+# --- the five combinations, settled: stake 1000, so every Player bet reserves 2000 -----------
+# (paid = 2000 + net: a 1:1 win pays 3000, 2:1 4000, a push 2000, a 1x loss 1000, a 2x loss 0)
+
+
+@pytest.mark.parametrize(
+    ("player", "combo"),
+    [("AS KS", "lion-flush"), ("5S 5H", "special-pair"), ("JS QH", "court-cards"), ("TS QH", "ten-and-court"),
+     ("4S 6S", "flush-worth-0")],
+)
+def test_each_combination_beats_seven_and_wins_two_to_one(player: str, combo: str) -> None:
+    # The combination ranks above the Banker's plain 7 (7D KC: not a flush, pair or combination,
+    # so no exception); the hand is a special pattern: 2:1, net +2000.
+    assert special_combination(DEFAULT, player.split()) == combo
+    assert settle(player, "7D KC", DEFAULT) == ("win", 2000, 2000, 4000)
+    # The Banker holding it against a Player 7: the Banker wins with a special pattern, lose 2x.
+    assert settle("7D KC", player, DEFAULT) == ("lose", -2000, 2000, 0)
+
+
+@pytest.mark.parametrize("player", ["AS KS", "5S 5H", "JS QH", "TS QH", "4S 6S"])
+def test_each_combination_loses_to_eight(player: str) -> None:
+    # A plain 8 ranks above every combination: the Banker's 8 is no special pattern, lose 1x (-1000).
+    assert settle(player, "8D KC", DEFAULT) == ("lose", -1000, 2000, 1000)
+    # A flush 8 is a special pattern: lose 2x (-2000).
+    assert settle(player, "8D KD", DEFAULT) == ("lose", -2000, 2000, 0)
+    # The other way round: a Player plain 8 beats the Banker's combination; 8D KC is no special
+    # pattern, so 1:1 (+1000); the combination is no "0 points", but that does not matter here.
+    assert settle("8D KC", player, DEFAULT) == ("win", 1000, 2000, 3000)
+
+
+def test_without_its_combination_the_hand_ranks_by_its_points() -> None:
+    # No combinations: A-K suited is a flush worth 1; against a plain 7 it loses 1x (-1000).
+    assert settle("AS KS", "7D KC", PLAIN) == ("lose", -1000, 2000, 1000)
+    # J-Q offsuit is a plain 0 and loses to a 7.
+    assert settle("JS QH", "7D KC", PLAIN) == ("lose", -1000, 2000, 1000)
+
+
+def test_a_combination_against_a_higher_combination() -> None:
+    # Lion flush (1st) against court cards (3rd): the Player wins with a special pattern, 2:1 (+2000).
+    assert settle("AS KS", "JD QC", DEFAULT) == ("win", 2000, 2000, 4000)
+    # Ten and court (4th) against a special pair (2nd): the Banker wins with one, lose 2x (-2000).
+    assert settle("TD JC", "AH AD", DEFAULT) == ("lose", -2000, 2000, 0)
+    # Flush worth 0 (5th) against ten and court (4th): lose 2x (-2000).
+    assert settle("3H 7H", "TC KD", DEFAULT) == ("lose", -2000, 2000, 0)
+    # Special pair (2nd) against flush worth 0 (5th): win 2:1 (+2000).
+    assert settle("6S 6H", "2D 8D", DEFAULT) == ("win", 2000, 2000, 4000)
+
+
+def test_the_same_combination_on_both_sides_pushes() -> None:
+    # Court cards both (K-K is a pair too, and the suits differ): a push, the 2000 comes back.
+    assert settle("JS QH", "KD KC", DEFAULT) == ("push", 0, 2000, 2000)
+    # Flush worth 0 both, different points sums and suits: a push.
+    assert settle("4S 6S", "AH 9H", DEFAULT) == ("push", 0, 2000, 2000)
+    # Special pair both: aces against tens.
+    assert settle("AS AH", "TD TC", DEFAULT) == ("push", 0, 2000, 2000)
+
+
+def test_a_banker_combination_worth_0_is_not_the_0_of_exception_two() -> None:
+    # Lion flush against the Banker's court cards (their cards add up to 0): exception 2 would pay
+    # 1:1, but a combination ranks above 7, never as 0 points: 2:1 (+2000).
+    assert settle("AS KS", "JD QC", DEFAULT) == ("win", 2000, 2000, 4000)
+    # The same against ten and court and against flush worth 0: 2:1.
+    assert settle("AS KS", "TD QC", DEFAULT) == ("win", 2000, 2000, 4000)
+    assert settle("AS KS", "4D 6D", DEFAULT) == ("win", 2000, 2000, 4000)
+    # Against a plain 0 (4-6 offsuit, no combination) exception 2 holds: 1:1 (+1000).
+    assert settle("AS KS", "4D 6C", DEFAULT) == ("win", 1000, 2000, 3000)
+    # Against a Banker pair 6 that is no special pair (3-3 ranks as 6): 1:1 (+1000).
+    assert settle("AS KS", "3D 3C", DEFAULT) == ("win", 1000, 2000, 3000)
+    # Without the combinations the Banker's J-Q is a plain 0: 1:1 for a flush 7 (+1000).
+    assert settle("7S KS", "JD QC", PLAIN) == ("win", 1000, 2000, 3000)
+
+
+def test_eight_or_nine_with_a_pair_or_flush_against_a_combination() -> None:
+    # 9-9 is a pair worth 8: it ranks above the lion flush and exception 1 pays 2:1 (+2000).
+    assert settle("9S 9H", "AD KD", DEFAULT) == ("win", 2000, 2000, 4000)
+    # 4-4 is a pair worth 8, against court cards: 2:1.
+    assert settle("4S 4H", "JD QC", DEFAULT) == ("win", 2000, 2000, 4000)
+    # A flush 9 against a special pair: 2:1.
+    assert settle("4S 5S", "AD AC", DEFAULT) == ("win", 2000, 2000, 4000)
+    # A plain 8 against a lion flush: no special pattern, 1:1 (+1000).
+    assert settle("8S KH", "AD KD", DEFAULT) == ("win", 1000, 2000, 3000)
+    # The Banker's pair worth 8 against the Player's court cards: lose 2x (-2000).
+    assert settle("JS QH", "4D 4C", DEFAULT) == ("lose", -2000, 2000, 0)
+
+
+def test_the_bet_says_which_combination_decided_it() -> None:
+    def why(player: str, banker: str, bet: Bet | None = None) -> tuple[str, str | None]:
+        res = settle_bet(DEFAULT, hands(player, banker), bet or player_bet())
+        return res.detail["reason"], res.detail.get("decided_by")
+
+    assert why("JS QH", "7D KC") == ("won 2:1: court cards", "court-cards")
+    assert why("7D KC", "AS KS") == ("lost 2x: the Banker's lion flush", "lion-flush")
+    assert why("JS QH", "KD KC") == ("push: court cards each", "court-cards")
+    assert why("AS KS", "4D 6C") == (
+        "won 1:1: lion flush against the Banker's 0 (a Banker 0 or 6 pays a special pattern 1:1)", "lion-flush")
+    assert why("9S 9H", "AD KD") == ("won 2:1: 8 with a pair", None)
+    assert why("8S KH", "AD KD") == ("won 1:1: 8 against the Banker's lion flush", None)
+    assert why("4D 2C", "7S KH") == ("lost 1x: 6 against the Banker's 7", None)
+    assert why("4D 2C", "3S 3H") == ("push: 6 each", None)
+    assert why("4D 2C", "3S 4S") == ("lost 2x: the Banker's flush (7)", None)
+    assert why("6S 6H", "7D KC") == ("won 2:1: special pair", "special-pair")
+    assert why("KS KH", "4D 2C", pair_bet()) == ("won 11:1: a pair", None)
+    assert settle_bet(DEFAULT, hands("KS KH", "4D 2C"), pair_bet()).net == 11000  # court cards, still a pair
 
 
 # --- Player N payouts ------------------------------------------------------------------------
@@ -148,21 +280,11 @@ def test_player_win_with_pair_pays_two_to_one() -> None:
     assert settle("2S 2H", "AD 2C") == ("win", 2000, 2000, 4000)  # 4 against 3
 
 
-def test_player_win_with_special_combination_pays_two_to_one() -> None:
-    rules = rules_with("two-pictures")
-    assert settle("JS QH", "7D KC", rules) == ("win", 2000, 2000, 4000)
-
-
 def test_exception_one_eight_or_nine_flush_or_pair_always_pays_two_to_one() -> None:
     assert settle("4S 5S", "3D 3C") == ("win", 2000, 2000, 4000)  # flush 9 against Banker pair 6
     assert settle("9S 9H", "TD KC") == ("win", 2000, 2000, 4000)  # pair 8 against Banker 0
     assert settle("8S KS", "5D AC") == ("win", 2000, 2000, 4000)  # flush 8 against Banker 6
-
-
-def test_exception_one_does_not_cover_a_special_combination() -> None:
-    rules = rules_with("consecutive")
-    # Consecutive 9 (not a flush or a pair) against Banker 6: exception 2 applies, 1:1.
-    assert settle("4S 5H", "5D AC", rules) == ("win", 1000, 2000, 3000)
+    assert settle("8S KS", "5D AC", DEFAULT) == ("win", 2000, 2000, 4000)
 
 
 def test_banker_wins_player_loses_one_times() -> None:
@@ -172,28 +294,11 @@ def test_banker_wins_player_loses_one_times() -> None:
 def test_banker_wins_with_special_pattern_player_loses_two_times() -> None:
     assert settle("4D 2C", "7S KS") == ("lose", -2000, 2000, 0)  # Banker flush 7
     assert settle("4D 2C", "9S 9H") == ("lose", -2000, 2000, 0)  # Banker pair 8
-    assert settle("4D 2C", "JS QH", rules_with("two-pictures")) == ("lose", -2000, 2000, 0)
-
-
-def test_banker_zero_with_special_combination_wins_against_seven_and_takes_two_times() -> None:
-    rules = rules_with("two-pictures")
-    assert settle("7D KC", "JS QH", rules) == ("lose", -2000, 2000, 0)
 
 
 def test_equal_points_push() -> None:
     assert settle("7S KH", "5D 2C") == ("push", 0, 2000, 2000)
     assert settle("7S KS", "5D 2C") == ("push", 0, 2000, 2000)  # a flush does not break the tie
-
-
-def test_two_special_combinations_push_whatever_their_points() -> None:
-    rules = rules_with("consecutive")
-    assert settle("3S 4H", "AD 2C", rules) == ("push", 0, 2000, 2000)  # 7 against 3, both consecutive
-
-
-def test_special_combination_beats_seven_and_loses_to_eight() -> None:
-    rules = rules_with("two-pictures")
-    assert settle("JS QH", "7D KC", rules)[0] == "win"
-    assert settle("JS QH", "8D KC", rules) == ("lose", -1000, 2000, 1000)
 
 
 def test_exception_two_banker_zero_or_six() -> None:
@@ -319,7 +424,7 @@ def test_no_decisions_and_no_windows() -> None:
 def test_engine_settles_every_bet_like_settle_bet_and_the_roadmap_says_why() -> None:
     rng = random.Random(7)
     shoe = [c for c in ALL_CARDS for _ in range(8)]
-    for rules in (PLAIN, ALL_COMBOS):
+    for rules in (PLAIN, DEFAULT):
         for _ in range(200):
             cards = rng.sample(shoe, 12)
             bets = [Bet(f"b{i}", "p", t, rng.randint(1, 50) * 100) for i, t in enumerate(BET_TYPES)]
@@ -339,13 +444,14 @@ def test_engine_settles_every_bet_like_settle_bet_and_the_roadmap_says_why() -> 
 
 def test_roadmap_entry_per_hand() -> None:
     cards = ["7S", "2C", "9S", "JD", "4H", "5D", "KS", "3H", "9H", "QC", "AH", "AC"]
-    rnd = dealt([], cards, rules_with("two-pictures"))
+    rnd = dealt([], cards, DEFAULT)
     road = rnd.settle().hands
     assert road["hand-1"] == {"cards": ["7S", "KS"], "points": 7, "pattern": "flush", "combination": None,
                               "result": "win"}
     assert road["hand-2"]["result"] == "lose" and road["hand-2"]["points"] == 5
     assert road["hand-3"]["pattern"] == "pair" and road["hand-3"]["points"] == 8
-    assert road["hand-4"]["pattern"] == "two-pictures" and road["hand-4"]["result"] == "win"
+    assert road["hand-4"]["pattern"] == "court-cards" and road["hand-4"]["result"] == "win"
+    assert road["hand-4"]["combination"] == "court-cards" and road["hand-4"]["points"] == 0
     assert road["hand-5"]["result"] == "lose"
     assert road["banker"] == {"cards": ["5D", "AC"], "points": 6, "pattern": None, "combination": None}
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from croupier.cards import ALL_CARDS, BACCARAT_VALUE, DECKS, RANKS
+from croupier.cards import ALL_CARDS, DECKS, RANKS
 from croupier.games.base import Bet
 from croupier.games.pokdeng import BET_TYPES, PokDengRound, hand_info, settle_bet
 from croupier.rtp import pokdeng as rtp
@@ -60,43 +60,72 @@ def test_the_enumeration_equals_a_brute_force_over_card_pairs(brute_force: Count
 
 
 # --- the payout rules, read from pok-deng.md independently of the engine ---
+# A second implementation, on purpose shaped unlike the engine: the spec's table of special
+# combinations written out as the rank pairs it lists, the order of hands as the spec's list of
+# names, and the payout table read line by line.
+
+_SPEC_TABLE: dict[str, tuple[set[frozenset[str]], bool]] = {
+    # name: (the unordered rank pairs it lists, whether both cards must share a suit)
+    "lion flush": ({frozenset("AK")}, True),
+    "special pair": ({frozenset("A"), frozenset("5"), frozenset("6"), frozenset("T")}, False),
+    "court cards": ({frozenset(p) for p in ("J", "Q", "K", "JQ", "JK", "QK")}, False),
+    "ten and court": ({frozenset(p) for p in ("TJ", "TQ", "TK")}, False),
+    # the spec's list is A-9, 2-8, 3-7, 4-6; its definition ("two cards of one suit, neither a 10 or
+    # a picture, whose points are 0") also holds a suited 5-5, which matters only on a table that
+    # drops the special pair (it ranks higher and holds 5-5 first)
+    "flush worth 0": ({frozenset(p) for p in ("A9", "28", "37", "46", "5")}, True),
+}
+_SPEC_ORDER = ["9", "8", "lion flush", "special pair", "court cards", "ten and court", "flush worth 0",
+               "7", "6", "5", "4", "3", "2", "1", "0"]
+_VALUE = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0, **{str(n): n for n in range(2, 10)}}
+
+
+def _spec_hand(specials: tuple[str, ...], hand: tuple[str, str, bool]) -> tuple[str, int, bool, bool]:
+    """(the hand's place in the spec's order, its points, is it a pair, is it a flush)."""
+    r1, r2, flush = hand
+    total = (_VALUE[r1] + _VALUE[r2]) % 10
+    fits = [name for name, (pairs, suited) in _SPEC_TABLE.items()
+            if name in specials and frozenset((r1, r2)) in pairs and (flush or not suited)]
+    # the highest it fits, by the spec's order of hands
+    name = min(fits, key=_SPEC_ORDER.index) if fits else str(total)
+    return name, total, r1 == r2, flush
 
 
 def _spec_net(specials: tuple[str, ...], player: tuple[str, str, bool], banker: tuple[str, str, bool]) -> int:
-    def facts(hand: tuple[str, str, bool]) -> tuple[int, int, bool, bool, bool]:
-        r1, r2, flush = hand
-        pts = (BACCARAT_VALUE[r1] + BACCARAT_VALUE[r2]) % 10
-        pair = r1 == r2
-        combo = (
-            ("two-pictures" in specials and r1 in "JQK" and r2 in "JQK")
-            or ("pictures-and-ten" in specials and r1 in "TJQK" and r2 in "TJQK")
-            or ("consecutive" in specials and abs(RANKS.index(r1) - RANKS.index(r2)) == 1)
-        )
-        # A special combination ranks between 7 and 8; one with 8 or 9 points keeps its points.
-        rank = 2 * pts if pts >= 8 or not combo else 15
-        return pts, rank, pair, flush, pair or flush or combo
-
-    p_pts, p_rank, p_pair, p_flush, p_special = facts(player)
-    b_pts, b_rank, _, _, b_special = facts(banker)
-    if p_rank > b_rank:
-        if p_pts >= 8 and (p_pair or p_flush):
-            return 2
-        if b_pts in (0, 6):
-            return 1
+    p_name, p_pts, p_pair, p_flush = _spec_hand(specials, player)
+    b_name, _, b_pair, b_flush = _spec_hand(specials, banker)
+    p_special = p_pair or p_flush or p_name in _SPEC_TABLE
+    b_special = b_pair or b_flush or b_name in _SPEC_TABLE
+    if _SPEC_ORDER.index(p_name) == _SPEC_ORDER.index(b_name):
+        return 0  # the same rank: a push
+    if _SPEC_ORDER.index(p_name) < _SPEC_ORDER.index(b_name):  # Player N wins
+        if p_pts in (8, 9) and (p_pair or p_flush):
+            return 2  # exception 1
+        if b_name in ("0", "6"):
+            return 1  # exception 2: the Banker ranks as 0 or 6 points (a combination never does)
         return 2 if p_special else 1
-    if p_rank < b_rank:
-        return -2 if b_special else -1
-    return 0
+    return -2 if b_special else -1  # the Banker wins
+
+
+SPEC_NAMES = dict(zip(SPECIAL_COMBINATIONS, _SPEC_TABLE, strict=True))
+"""The rules' names -> the spec's."""
 
 
 def _spec_rtp(dist: Counter[Pair], specials: tuple[str, ...]) -> Fraction:
+    """Player N per unit of the stake, from the brute-force distribution."""
     total = sum(w * _spec_net(specials, p, b) for (p, b), w in dist.items())
     return 1 + Fraction(total, rtp.TOTAL_WEIGHT)
 
 
-@pytest.fixture(scope="module")
-def default_candidates() -> tuple[rtp.Candidate, ...]:
-    return rtp.candidates(_rules())
+def test_the_two_readings_agree_on_every_pair_of_hands() -> None:
+    classes = sorted({hand for pair in rtp.hand_distribution() for hand in pair})
+    rules = _rules()
+    specials = tuple(_SPEC_TABLE)
+    for p in classes:
+        for b in classes:
+            player, banker = rtp.class_cards(p), rtp.class_cards(b, ("C", "D"))
+            net = settle_bet(rules, rtp.hands_for("player-1", player, banker), Bet("x", "p", "player-1", 1)).exact_net
+            assert net == _spec_net(specials, p, b), (player, banker)
 
 
 def test_every_bet_type_is_reported_and_the_hands_are_symmetric() -> None:
@@ -107,54 +136,52 @@ def test_every_bet_type_is_reported_and_the_hands_are_symmetric() -> None:
     assert all(figures[f"player-{n}-pair"] == Fraction(12 * 31, 415) for n in range(1, 6))
 
 
-def test_default_rules_match_the_spec_reading_on_the_brute_force(brute_force: Counter[Pair]) -> None:
-    figures = rtp.analyse(_rules())
-    assert figures["player-1"] == _spec_rtp(brute_force, ())
-    assert abs(figures["player-1"] - Fraction("0.969475")) < Fraction(1, 10**6)
-
-
-def test_every_candidate_matches_the_spec_reading_on_the_brute_force(
-    brute_force: Counter[Pair], default_candidates: tuple[rtp.Candidate, ...]
-) -> None:
-    table = default_candidates
-    assert len(table) == 2 ** len(SPECIAL_COMBINATIONS)
-    assert len({c.special_combinations for c in table}) == len(table)
-    for cand in table:
-        expected = _spec_rtp(brute_force, cand.special_combinations)
-        assert cand.rtp == expected, cand.special_combinations
-        assert cand.rtp_reserved == 1 + (expected - 1) / 2
-        assert cand.distance == expected - Fraction("0.9875")
-
-
-def test_the_candidates_follow_the_configured_rules() -> None:
-    rules = _rules({"special_combinations": ["consecutive"]})
-    configured = rtp.analyse(rules)["player-3"]
-    by_set = {c.special_combinations: c.rtp for c in rtp.candidates(rules)}
-    assert by_set[("consecutive",)] == configured
-    assert by_set[()] == rtp.analyse(_rules())["player-1"]
-    # two pictures are also two ten-value cards: adding them to pictures-and-ten changes nothing
-    assert by_set[("two-pictures", "pictures-and-ten")] == by_set[("pictures-and-ten",)]
-    assert by_set[("pictures-and-ten",)] != by_set[()]
-
-
-def test_no_candidate_reproduces_98_75_per_unit_staked(default_candidates: tuple[rtp.Candidate, ...]) -> None:
-    # pok-deng.md: our reading does not reproduce the published figure, whatever the combinations.
-    assert all(c.distance < Fraction(-1, 100) for c in default_candidates)
-
-
-def test_return_per_unit_reserved_halves_the_edge_of_player_bets() -> None:
+def test_the_default_rules_reproduce_the_published_98_75_per_amount_put_down(brute_force: Counter[Pair]) -> None:
     rules = _rules()
     staked = rtp.analyse(rules)
-    reserved = rtp.analyse_reserved(rules, staked)
-    assert reserved == rtp.analyse_reserved(rules)
-    assert 1 - reserved["player-2"] == (1 - staked["player-2"]) / 2
-    assert reserved["player-2-pair"] == staked["player-2-pair"]
+    put_down = rtp.analyse_put_down(rules, staked)
+    assert staked["player-1"] == _spec_rtp(brute_force, tuple(_SPEC_TABLE))
+    assert put_down["player-1"] == 1 + (staked["player-1"] - 1) / 2
+    # 98.7499...%: 98.75% at the published precision, and not merely near it
+    assert round(100 * put_down["player-1"], 2) == Fraction("98.75") == 100 * rtp.PUBLISHED_MAXIMUM
+    assert abs(put_down["player-1"] - rtp.PUBLISHED_MAXIMUM) < Fraction(1, 10**6)
+    # per unit of the stake it is not the published figure
+    assert round(100 * staked["player-1"], 2) == Fraction("97.50")
+
+
+def test_without_special_combinations_the_figure_is_not_reproduced(brute_force: Counter[Pair]) -> None:
+    figures = rtp.analyse(_rules({"special_combinations": []}))
+    assert figures["player-1"] == _spec_rtp(brute_force, ())
+    assert abs(figures["player-1"] - Fraction("0.969475")) < Fraction(1, 10**6)
+    assert round(100 * rtp.analyse_put_down(_rules({"special_combinations": []}), figures)["player-1"], 2) != Fraction(
+        "98.75")
+
+
+def test_dropping_each_combination_matches_the_spec_reading(brute_force: Counter[Pair]) -> None:
+    variants = rtp.without_each(_rules())
+    assert [v.dropped for v in variants] == [(), *((n,) for n in SPECIAL_COMBINATIONS), SPECIAL_COMBINATIONS]
+    for variant in variants:
+        kept = tuple(SPEC_NAMES[n] for n in variant.special_combinations)
+        expected = _spec_rtp(brute_force, kept)
+        assert variant.rtp == expected, variant.dropped
+        assert variant.rtp_put_down == 1 + (expected - 1) / 2
+        assert variant.distance == variant.rtp_put_down - Fraction("0.9875")
+    # every combination counts: dropping any one moves the figure away from 98.75%
+    assert all(abs(v.distance) > Fraction(1, 10**4) for v in variants[1:])
+
+
+def test_return_per_amount_put_down_halves_the_edge_of_player_bets() -> None:
+    rules = _rules()
+    staked = rtp.analyse(rules)
+    put_down = rtp.analyse_put_down(rules, staked)
+    assert put_down == rtp.analyse_put_down(rules)
+    assert 1 - put_down["player-2"] == (1 - staked["player-2"]) / 2
+    assert put_down["player-2-pair"] == staked["player-2-pair"]
 
 
 def test_even_payouts_make_the_player_bet_fair() -> None:
     # Hand N and the Banker's hand are exchangeable: with every win and loss at 1x, RTP is exactly 1.
-    rules = _rules({"payouts": {"win_special": "1:1", "lose_special": 1}, "reservation": 1,
-                    "special_combinations": ["consecutive"]})
+    rules = _rules({"payouts": {"win_special": "1:1", "lose_special": 1}, "reservation": 1})
     assert rtp.analyse(rules)["player-4"] == 1
 
 
@@ -168,7 +195,7 @@ def test_a_richer_special_payout_raises_the_rtp() -> None:
 
 
 def test_random_rounds_settle_like_their_class_representative() -> None:
-    rules = _rules({"special_combinations": list(SPECIAL_COMBINATIONS)})
+    rules = _rules()
     reps = {(c.player, c.banker): (c.player_cards, c.banker_cards) for c in rtp.settlement_classes(rules)}
     rng = random.Random(97)
     shoe = [c for c in ALL_CARDS for _ in range(DECKS)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import RulesError
 from .money import Ratio
@@ -178,10 +178,88 @@ class BaccaratRules(_Model):
 
 # --- pok deng --------------------------------------------------------------------------------
 
-SPECIAL_COMBINATIONS = ("two-pictures", "consecutive", "pictures-and-ten")
-"""Candidate special combinations (``pok-deng.md``: the seed's table is lost). ``two-pictures``:
-both cards J, Q or K; ``consecutive``: ranks next to each other (A-2 ... Q-K, not K-A);
-``pictures-and-ten``: both cards 10-value (10, J, Q, K). The default set is empty."""
+_POK_DENG_VALUE = {r: (1 if r == "A" else 0 if r in "TJQK" else int(r)) for r in "A23456789TJQK"}
+
+
+class SpecialCombination(_Model):
+    """One Pok Deng special combination (``pok-deng.md``, *Cards and scores*): a named rule over
+    the two cards' ranks and suits. A hand fits when one card's rank is in ``ranks[0]`` and the
+    other's in ``ranks[1]`` (either card either way), and, where given, both cards have the same
+    rank (``same_rank``), the same suit (``same_suit``) and the hand scores ``points``. Ranks are
+    written ``A23456789TJQK``."""
+
+    name: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    """Lower case words joined by ``-``: ``court-cards``. Shown to people with spaces."""
+    ranks: tuple[str, str]
+    same_rank: bool | None = None
+    same_suit: bool | None = None
+    points: int | None = Field(default=None, ge=0, le=9)
+
+    @model_validator(mode="after")
+    def _valid_ranks(self) -> SpecialCombination:
+        for text in self.ranks:
+            bad = sorted(set(text) - set(_POK_DENG_VALUE))
+            if not text or bad or len(set(text)) != len(text):
+                raise ValueError(f"special combination {self.name!r}: ranks {text!r} must be distinct ranks from "
+                                 f"A23456789TJQK")
+        if not any(self.fits(a + "S", b + t) for a in self.ranks[0] for b in self.ranks[1] for t in "SH"):
+            raise ValueError(f"special combination {self.name!r} fits no two-card hand")
+        return self
+
+    @property
+    def label(self) -> str:
+        """The name as people read it: ``court cards``."""
+        return self.name.replace("-", " ")
+
+    def fits(self, first: str, second: str) -> bool:
+        """Whether the two cards (``"KS"``, ``"QH"``) make this combination."""
+        r1, r2 = first[0], second[0]
+        a, b = self.ranks
+        if not ((r1 in a and r2 in b) or (r2 in a and r1 in b)):
+            return False
+        if self.same_rank is not None and (r1 == r2) != self.same_rank:
+            return False
+        if self.same_suit is not None and (first[1] == second[1]) != self.same_suit:
+            return False
+        return self.points is None or (_POK_DENG_VALUE[r1] + _POK_DENG_VALUE[r2]) % 10 == self.points
+
+
+DEFAULT_SPECIAL_COMBINATIONS: tuple[SpecialCombination, ...] = (
+    SpecialCombination(name="lion-flush", ranks=("A", "K"), same_suit=True),
+    SpecialCombination(name="special-pair", ranks=("A56T", "A56T"), same_rank=True),
+    SpecialCombination(name="court-cards", ranks=("JQK", "JQK")),
+    SpecialCombination(name="ten-and-court", ranks=("T", "JQK")),
+    SpecialCombination(name="flush-worth-0", ranks=("A23456789", "A23456789"), same_suit=True, points=0),
+)
+"""The spec's five special combinations, highest first (``pok-deng.md``): lion flush (an Ace and
+a King of one suit), special pair (a pair of Aces, 5s, 6s or 10s), court cards (two of J, Q, K),
+ten and court (a 10 and a J, Q or K), flush worth 0 (two suited cards, neither a 10 nor a picture,
+worth 0 points). A table's list may leave any of them out, reorder them or add its own."""
+
+SPECIAL_COMBINATIONS = tuple(c.name for c in DEFAULT_SPECIAL_COMBINATIONS)
+"""The default combinations' names, highest first."""
+
+_RETIRED_COMBINATIONS = {
+    "two-pictures": "'court-cards' (any two of J, Q, K)",
+    "pictures-and-ten": "'court-cards' with 'ten-and-court' (a 10-10 pair is part of 'special-pair')",
+    "consecutive": "nothing: consecutive ranks are not a special combination",
+}
+"""Candidate names from before the spec named the five combinations, and what took their place."""
+
+
+def _combination_by_name(item: Any) -> Any:
+    """A list item of ``special_combinations``: a default's name stands for that combination."""
+    if not isinstance(item, str):
+        return item
+    for combo in DEFAULT_SPECIAL_COMBINATIONS:
+        if combo.name == item:
+            return combo
+    names = ", ".join(SPECIAL_COMBINATIONS)
+    if item in _RETIRED_COMBINATIONS:
+        raise ValueError(f"{item!r} is no longer a special combination: the special combinations are now {names} "
+                         f"(highest first); the nearest to {item!r} is {_RETIRED_COMBINATIONS[item]}")
+    raise ValueError(f"unknown special combination {item!r}; the special combinations are {names}, or a "
+                     f"combination written out as {{\"name\", \"ranks\", \"same_rank\", \"same_suit\", \"points\"}}")
 
 
 class PokDengPayouts(_Model):
@@ -199,7 +277,10 @@ PokDengBetType = Literal["player-1", "player-2", "player-3", "player-4", "player
 
 class PokDengRules(_Model):
     payouts: PokDengPayouts = PokDengPayouts()
-    special_combinations: tuple[Literal["two-pictures", "consecutive", "pictures-and-ten"], ...] = ()
+    special_combinations: tuple[SpecialCombination, ...] = Field(default=DEFAULT_SPECIAL_COMBINATIONS, max_length=20)
+    """The table's special combinations, highest first: each ranks below 8 and above 7, a hand
+    takes the highest it fits. A list item is a combination written out, or a default's name
+    (``"court-cards"``). The default is the spec's five; ``[]`` plays without any."""
     reservation: int = Field(default=2, ge=1)
     """A Player N bet reserves this many times its stake (it can lose 2x)."""
     limits: dict[PokDengBetType, Limit] = {
@@ -207,6 +288,27 @@ class PokDengRules(_Model):
         for kind in get_args(PokDengBetType)
     }
     timers: Timers = Timers()
+
+    @field_validator("special_combinations", mode="before")
+    @classmethod
+    def _named_combinations(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return [_combination_by_name(item) for item in value]
+        return value
+
+    @field_validator("special_combinations", mode="after")
+    @classmethod
+    def _ranked_combinations(cls, value: tuple[SpecialCombination, ...]) -> tuple[SpecialCombination, ...]:
+        names = [c.name for c in value]
+        if len(set(names)) != len(names):
+            raise ValueError(f"special combinations must have distinct names: {', '.join(names)}")
+        for combo in value:
+            high = next((f"{a}-{b}" for a in combo.ranks[0] for b in combo.ranks[1] for t in "SH"
+                         if combo.fits(a + "S", b + t) and (_POK_DENG_VALUE[a] + _POK_DENG_VALUE[b]) % 10 >= 8), None)
+            if high is not None:
+                raise ValueError(f"special combination {combo.name!r} fits {high}, a hand of 8 or 9 points; a special "
+                                 f"combination ranks below 8, so it may hold only hands of 0 to 7 points")
+        return value
 
     @model_validator(mode="after")
     def _reservation_covers_loss(self) -> PokDengRules:

@@ -7,28 +7,31 @@ order. All five hands are always dealt. The per-round burn card is the shoe's bu
 
 Scores and patterns
     A hand's points are the sum of its two cards modulo 10 (ace 1, 2-9 face value, 10/J/Q/K 0).
-    A hand is a **pair** (same rank), a **flush** (same suit) or a configured **special
-    combination** (``rules.special_combinations``; candidates in ``rules.py``). Any of the three is a
-    "special pattern". :func:`pattern` names one of them, in this precedence: ``pair``, then
-    ``flush``, then the first matching special combination in the table's list. The label never
-    changes a result: ranking asks :func:`special_combination` itself, payouts ask whether the hand
-    is any special pattern and whether it is a pair or a flush.
+    A hand is a **pair** (same rank), a **flush** (same suit) or one of the table's **special
+    combinations** (``rules.special_combinations``: named two-card rules over ranks and suits,
+    highest first; the default is the spec's five, lion flush, special pair, court cards, ten and
+    court, flush worth 0, in ``rules.py``). A hand that fits several takes the highest. Any of the
+    three is a "special pattern". :func:`pattern` names the hand: its special combination, else
+    ``pair``, else ``flush`` (**Decision**: the combination first, since it is what ranks the
+    hand; a court-cards K-K is still a pair for the Pair bet).
 
 Ranking (:func:`hand_rank`)
-    ``2 * points``, except that a special combination ranks between 7 and 8 (``15``): it beats 7
-    and loses to 8. **Decision:** a special combination hand that scores 8 or 9 ranks by its points
-    (it would otherwise lose its natural 8 or 9); so two special combinations below 8 points push,
-    and a special combination with 8 points pushes against a plain 8. Equal ranks push
-    (``pok-deng.md`` **Decision**).
+    9, 8, then the special combinations in the table's order, then 7 down to 0: ``100 * points``,
+    a combination at position ``i`` of the list ``799 - i``. Two hands of the same rank (the same
+    points, or the same combination) push, whatever the suits. A combination never holds a hand
+    of 8 or 9 points (the rules refuse one that could), so no 8 or 9 is ever demoted.
 
 Payouts (``rules.payouts``; :func:`settle_bet`)
     Player N, hand N ranks higher: ``win`` (1:1), or ``win_special`` (2:1) when hand N is a special
     pattern, with the exceptions in order of precedence: (1) hand N with 8 or 9 points that is a
-    flush or a pair always wins ``win_special``; (2) otherwise, when the Banker has 0 or 6 points,
-    a win pays ``win`` even with a special pattern. The Banker ranks higher: the bet loses
+    flush or a pair always wins ``win_special``; (2) otherwise, when the Banker's hand ranks as 0
+    or 6 points, a win pays ``win`` even with a special pattern; a Banker special combination ranks
+    above 7, so it never counts as 0 points here, though its cards add up to 0. The Banker ranks higher: the bet loses
     ``lose`` (1x) times its stake, ``lose_special`` (2x) when the Banker is a special pattern.
     The exceptions speak only of a Player win; a Banker win is never softened by them.
     Player N Pair wins ``pair`` (11:1) when hand N is a pair (same rank), else loses its stake.
+    Every result says why in its detail: ``reason`` (``"won 2:1: court cards"``, ``"lost 2x: the
+    Banker's lion flush"``) and, for Player N, ``decided_by`` (the deciding combination or None).
 
 Reservation
     A Player N bet takes ``rules.reservation * stake`` from the wallet when it is confirmed (the
@@ -50,11 +53,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar, NamedTuple
 
-from ..cards import ALL_CARDS, BACCARAT_VALUE, RANKS, parse_card, parse_cards
+from ..cards import ALL_CARDS, BACCARAT_VALUE, parse_card, parse_cards
 from ..errors import BetRefused, CardError, IllegalAction, IncompleteRound, UnexpectedCard
-from ..rules import PokDengRules
+from ..rules import PokDengRules, SpecialCombination
 from .base import (
     Action,
     Bet,
@@ -78,12 +82,6 @@ BET_TYPES = PLAYER_BETS + PAIR_BETS
 HAND_NAMES = (*(f"hand-{n}" for n in range(1, HANDS + 1)), "banker")
 ROUND_CARDS = 2 * len(HAND_NAMES)
 
-SPECIAL_RANK = 15
-"""Rank of a special combination below 8 points: between 7 (14) and 8 (16)."""
-
-_PICTURES = frozenset("JQK")
-_TEN_VALUE = frozenset("TJQK")
-_RANK_INDEX = {r: i for i, r in enumerate(RANKS)}
 _VALID = frozenset(ALL_CARDS)
 
 
@@ -95,23 +93,19 @@ def points(cards: Iterable[str]) -> int:
     return sum(BACCARAT_VALUE[c[0]] for c in cards) % 10
 
 
-def _matches(name: str, r1: str, r2: str) -> bool:
-    if name == "two-pictures":
-        return r1 in _PICTURES and r2 in _PICTURES
-    if name == "consecutive":
-        return abs(_RANK_INDEX[r1] - _RANK_INDEX[r2]) == 1
-    if name == "pictures-and-ten":
-        return r1 in _TEN_VALUE and r2 in _TEN_VALUE
-    raise ValueError(f"unknown special combination {name!r}")
+def _combination(combos: Sequence[SpecialCombination], c1: str, c2: str) -> tuple[int, SpecialCombination] | None:
+    """The highest of ``combos`` (highest first) that the two cards fit, with its position."""
+    for position, combo in enumerate(combos):
+        if combo.fits(c1, c2):
+            return position, combo
+    return None
 
 
 def special_combination(rules: PokDengRules, cards: Sequence[str]) -> str | None:
-    """The first of the table's special combinations that the two-card hand makes, or None."""
-    r1, r2 = cards[0][0], cards[1][0]
-    for name in rules.special_combinations:
-        if _matches(name, r1, r2):
-            return name
-    return None
+    """The name of the highest of the table's special combinations that the two-card hand fits,
+    or None."""
+    found = _combination(rules.special_combinations, cards[0], cards[1])
+    return None if found is None else found[1].name
 
 
 def is_pair(cards: Sequence[str]) -> bool:
@@ -123,20 +117,39 @@ def is_flush(cards: Sequence[str]) -> bool:
 
 
 def pattern(rules: PokDengRules, cards: Sequence[str]) -> str | None:
-    """``"pair"``, ``"flush"``, a special combination's name, or None — in that precedence."""
+    """The special combination's name, else ``"pair"``, else ``"flush"``, else None."""
+    combo = special_combination(rules, cards)
+    if combo is not None:
+        return combo
     if is_pair(cards):
         return "pair"
     if is_flush(cards):
         return "flush"
-    return special_combination(rules, cards)
+    return None
+
+
+_COMBINATION_TOP = 799
+"""Rank of the highest special combination; the one at position ``i`` of the table's list ranks
+``799 - i``: all between 7 points (700) and 8 (800)."""
 
 
 def hand_rank(rules: PokDengRules, cards: Sequence[str]) -> int:
-    """A comparable rank: ``2 * points``; a special combination below 8 points ranks 15."""
-    p = points(cards)
-    if p < 8 and special_combination(rules, cards) is not None:
-        return SPECIAL_RANK
-    return 2 * p
+    """A comparable rank: ``100 * points``; a special combination ranks between 7 and 8 points,
+    the table's first (highest) combination above its second, and so on."""
+    found = _combination(rules.special_combinations, cards[0], cards[1])
+    if found is not None:
+        return _COMBINATION_TOP - found[0]
+    return 100 * points(cards)
+
+
+def describe(rules: PokDengRules, cards: Sequence[str]) -> str:
+    """The hand as a person reads it: its combination (``court cards``) or its points (``7``)."""
+    name = special_combination(rules, cards)
+    return _label(name) if name is not None else str(points(cards))
+
+
+def _label(name: str) -> str:
+    return name.replace("-", " ")
 
 
 # --- precomputed hand facts (the hot path) ---------------------------------------------------
@@ -154,29 +167,36 @@ class HandInfo(NamedTuple):
     pair: bool
     always_special: bool
     """8 or 9 points with a flush or a pair: wins 2:1 whatever the Banker has (exception 1)."""
+    zero_or_six: bool
+    """Ranks as 0 or 6 points (exception 2): a special combination never does, whatever its points."""
+    flush: bool = False
 
 
-def _info(combos: tuple[str, ...], c1: str, c2: str) -> HandInfo:
+def _info(combos: tuple[SpecialCombination, ...], c1: str, c2: str) -> HandInfo:
     r1, r2 = c1[0], c2[0]
     p = (BACCARAT_VALUE[r1] + BACCARAT_VALUE[r2]) % 10
     pair = r1 == r2
     flush = c1[1] == c2[1]
-    combo = next((name for name in combos if _matches(name, r1, r2)), None)
-    label = "pair" if pair else "flush" if flush else combo
-    rank = SPECIAL_RANK if combo is not None and p < 8 else 2 * p
-    return HandInfo(p, rank, label, combo, label is not None, pair, p >= 8 and (pair or flush))
+    found = _combination(combos, c1, c2)
+    combo = None if found is None else found[1].name
+    label = combo if combo is not None else "pair" if pair else "flush" if flush else None
+    rank = 100 * p if found is None else _COMBINATION_TOP - found[0]
+    return HandInfo(p, rank, label, combo, label is not None, pair, p >= 8 and (pair or flush),
+                    combo is None and p in (0, 6), flush)
 
 
-_TABLES: dict[tuple[str, ...], dict[tuple[str, str], HandInfo]] = {}
+_TABLES: dict[tuple[SpecialCombination, ...], dict[tuple[str, str], HandInfo]] = {}
 
 
 def hand_table(rules: PokDengRules) -> dict[tuple[str, str], HandInfo]:
     """Every ordered two-card hand -> :class:`HandInfo` under the table's special combinations
-    (2,704 entries, built once per set of combinations and shared: do not change it)."""
+    (2,704 entries, built once per list of combinations and shared: do not change it)."""
     combos = tuple(rules.special_combinations)
     table = _TABLES.get(combos)
     if table is None:
         table = {(a, b): _info(combos, a, b) for a in ALL_CARDS for b in ALL_CARDS}
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
         _TABLES[combos] = table
     return table
 
@@ -198,12 +218,12 @@ class PokDengHands:
     def to_dict(self, rules: PokDengRules | None = None) -> dict[str, Any]:
         """The roadmap entry: per hand its cards, points, pattern and special combination, and for
         hands 1 to 5 the result against the Banker (``win``, ``lose``, ``push``). Without ``rules``
-        no special combination is configured."""
-        table = hand_table(rules if rules is not None else _NO_COMBOS)
+        the default table's (the spec's five special combinations)."""
+        table = hand_table(rules if rules is not None else _DEFAULT_RULES)
         return _roadmap(table, self.players, self.banker)
 
 
-_NO_COMBOS = PokDengRules()
+_DEFAULT_RULES = PokDengRules()
 
 
 def _roadmap(
@@ -239,6 +259,8 @@ class _Plan(NamedTuple):
     lose: int
     lose_special: int
     pair: tuple[int, int]
+    texts: tuple[str, str, str, str, str]
+    """How people read the rates: win, win_special, lose, lose_special, pair (``"2:1"``, ``"2x"``)."""
 
 
 _PLANS: dict[int, tuple[PokDengRules, _Plan]] = {}
@@ -249,8 +271,10 @@ def _plan(rules: PokDengRules) -> _Plan:
     if cached is not None and cached[0] is rules:
         return cached[1]
     pay = rules.payouts
+    texts = (_ratio_text(pay.win), _ratio_text(pay.win_special), f"{pay.lose}x", f"{pay.lose_special}x",
+             _ratio_text(pay.pair))
     plan = _Plan(hand_table(rules), rules.reservation, ratio_parts(pay.win), ratio_parts(pay.win_special), pay.lose,
-                 pay.lose_special, ratio_parts(pay.pair))
+                 pay.lose_special, ratio_parts(pay.pair), texts)
     if len(_PLANS) >= 64:
         _PLANS.clear()
     _PLANS[id(rules)] = (rules, plan)  # the reference keeps the id from being reused
@@ -278,42 +302,71 @@ def _slot(bet_type: str) -> tuple[int, bool]:
     return slot
 
 
-Terms = tuple[str, int, int, int]
-"""How a bet of one type settles in one round: ``(outcome, staked, paid_num, paid_den)`` per
-unit of stake. A bet of ``stake`` takes ``stake * staked`` from the wallet and is paid exactly
-``stake * paid_num / paid_den`` (then rounded down)."""
+Terms = tuple[str, int, int, int, dict[str, Any]]
+"""How a bet of one type settles in one round: ``(outcome, staked, paid_num, paid_den, detail)``
+per unit of stake. A bet of ``stake`` takes ``stake * staked`` from the wallet and is paid exactly
+``stake * paid_num / paid_den`` (then rounded down). ``detail`` says why, for the bet's record:
+``reason`` (``"won 2:1: court cards"``) and, for a Player N bet, ``decided_by``: the special
+combination that decided it (the winner's; on a push the one both hands hold), or None."""
+
+
+def _ratio_text(ratio: Fraction) -> str:
+    """2 -> ``2:1``; 19/20 -> ``19:20``."""
+    return f"{ratio.numerator}:{ratio.denominator}"
+
+
+def _why(info: HandInfo) -> str:
+    """A hand as the reason of a settlement reads it: ``court cards``, ``7``."""
+    return _label(info.combination) if info.combination is not None else str(info.points)
 
 
 def _player_terms(plan: _Plan, player: HandInfo, banker: HandInfo) -> Terms:
     reserved = plan.reservation
+    win_text, special_text, lose_text, lose_special_text, _ = plan.texts
     if player.rank > banker.rank:
         if player.always_special:
-            num, den = plan.win_special
-        elif banker.points == 0 or banker.points == 6:
-            num, den = plan.win
+            (num, den), text = plan.win_special, special_text
+            reason = f"won {text}: {player.points} with a {'pair' if player.pair else 'flush'}"
+        elif banker.zero_or_six:
+            (num, den), text = plan.win, win_text
+            reason = f"won {text}: {_why(player)} against the Banker's {banker.points}"
+            if player.special:
+                reason += " (a Banker 0 or 6 pays a special pattern 1:1)"
+        elif player.special:
+            (num, den), text = plan.win_special, special_text
+            reason = f"won {text}: {_label(player.pattern or '')}"
         else:
-            num, den = plan.win_special if player.special else plan.win
-        return _WIN, reserved, reserved * den + num, den
+            (num, den), text = plan.win, win_text
+            reason = f"won {text}: {_why(player)} against the Banker's {_why(banker)}"
+        return _WIN, reserved, reserved * den + num, den, {"reason": reason, "decided_by": player.combination}
     if player.rank < banker.rank:
-        lost = plan.lose_special if banker.special else plan.lose
-        return _LOSE, reserved, reserved - lost, 1
-    return _PUSH, reserved, reserved, 1
+        if banker.special:
+            lost = plan.lose_special
+            reason = f"lost {lose_special_text}: the Banker's {_label(banker.pattern or '')}"
+            if banker.combination is None:
+                reason += f" ({banker.points})"
+        else:
+            lost = plan.lose
+            reason = f"lost {lose_text}: {_why(player)} against the Banker's {_why(banker)}"
+        return _LOSE, reserved, reserved - lost, 1, {"reason": reason, "decided_by": banker.combination}
+    both = f"{_label(player.combination)} each" if player.combination is not None else f"{player.points} each"
+    return _PUSH, reserved, reserved, 1, {"reason": f"push: {both}", "decided_by": player.combination}
 
 
 def _pair_terms(plan: _Plan, player: HandInfo) -> Terms:
     if player.pair:
         num, den = plan.pair
-        return _WIN, 1, den + num, den
-    return _LOSE, 1, 0, 1
+        return _WIN, 1, den + num, den, {"reason": f"won {plan.texts[4]}: a pair"}
+    return _LOSE, 1, 0, 1, {"reason": "lost: not a pair"}
 
 
 def _result(bet_id: str, terms: Terms, stake: int) -> BetResult:
-    outcome, per_unit, num, den = terms
+    outcome, per_unit, num, den, detail = terms
     staked = stake * per_unit
     if den == 1:
         net = stake * num - staked
-        return BetResult(bet_id, outcome, net, staked, net + staked, exact_whole(net), {})
-    return paid_result(bet_id, outcome, staked, 0, stake, num, den, {})
+        return BetResult(bet_id, outcome, net, staked, net + staked, exact_whole(net), dict(detail))
+    return paid_result(bet_id, outcome, staked, 0, stake, num, den, dict(detail))
 
 
 def settle_bet(rules: PokDengRules, hands: PokDengHands, bet: Bet) -> BetResult:
@@ -441,14 +494,14 @@ class PokDengRound:
             if t is None:
                 t = terms[slot] = (_player_terms(plan, infos[slot], banker) if slot < HANDS
                                    else _pair_terms(plan, infos[slot - HANDS]))
-            outcome, per_unit, num, den = t
+            outcome, per_unit, num, den, detail = t
             stake = bet.amount
             staked = stake * per_unit
             if den == 1:  # _result, inlined: the hot path
                 net = stake * num - staked
-                results.append(BetResult(bet.id, outcome, net, staked, net + staked, whole(net), {}))
+                results.append(BetResult(bet.id, outcome, net, staked, net + staked, whole(net), dict(detail)))
             else:
-                results.append(paid_result(bet.id, outcome, staked, 0, stake, num, den, {}))
+                results.append(paid_result(bet.id, outcome, staked, 0, stake, num, den, dict(detail)))
         return Settlement(tuple(results), _roadmap(table, players, banker_cards))
 
     def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:

@@ -5,7 +5,8 @@ object of overrides of the game's default table rules (as in a transcript's ``ru
 ``--json`` the output is exactly ``{"game": GAME, "rtp": {BET: fraction, ...}}``, each fraction a
 number rounded to 6 decimals; without it, a readable table: every bet type, its RTP in percent,
 the house edge, and the provider's published figure where there is one (Pok Deng adds the
-candidate special-combination sets; blackjack the rule variants beside the published figures).
+return per amount put down and the effect of dropping each special combination; blackjack the
+rule variants beside the published figures).
 
 An unknown game or invalid rules raise :class:`~croupier.errors.RulesError`; the ``croupier``
 command turns it into one line on standard error and exit status 2.
@@ -140,39 +141,55 @@ def pokdeng_report(rules: PokDengRules) -> Report:
     from . import pokdeng
 
     rtp = pokdeng.analyse(rules)
-    reserved = pokdeng.analyse_reserved(rules, rtp)
-    configured = ", ".join(rules.special_combinations) or "none"
+    put_down = pokdeng.analyse_put_down(rules, rtp)
+    configured = ", ".join(c.label for c in rules.special_combinations) or "none"
     width = max(len(b) for b in rtp)
     lines = [
         "Pok Deng: exact RTP, full 8-deck shoe; hand N and the Banker's hand enumerated exactly",
-        f"(four cards by rank and suit pattern, exact removal). Special combinations: {configured}.",
-        "RTP is per unit staked; a Player N bet reserves "
-        f"{rules.reservation}x its stake, so the return per unit reserved is also shown.",
+        "(four cards by rank and suit pattern, exact removal).",
+        f"Special combinations, highest first (between 8 and 7): {configured}.",
+        f"A Player N bet puts down a front and a back stake, {rules.reservation}x its stake (its reservation);",
+        "the published figure is per amount put down. A Pair bet puts down its stake.",
         "",
-        f"{'bet':<{width}}  {'RTP':>9}  {'house edge':>10}  {'per reserved':>12}  {'published':>9}",
+        f"{'bet':<{width}}  {'per stake':>9}  {'house edge':>10}  {'per put down':>12}  {'house edge':>10}"
+        f"  {'published':>9}",
     ]
     for bet, value in rtp.items():
-        line = f"{bet:<{width}}  {percent(value):>9}  {percent(1 - value):>10}  {percent(reserved[bet]):>12}"
+        line = (f"{bet:<{width}}  {percent(value):>9}  {percent(1 - value):>10}  {percent(put_down[bet]):>12}"
+                f"  {percent(1 - put_down[bet]):>10}")
         if bet in pokdeng.PUBLISHED:
             line += f"  {percent(pokdeng.PUBLISHED[bet], 2):>9}"
         lines.append(line)
+    player = put_down[PLAYER_N]
     lines += [
         "All five hands are symmetric (each hand and the Banker's are four cards from the same shoe):",
         "Player 1 to 5 share one figure, as do Player 1 Pair to Player 5 Pair.",
         "",
-        "Candidate special-combination sets (the seed's table is lost), Player N, against the published 98.75%",
-        f"  {'special combinations':<48}  {'RTP':>9}  {'vs 98.75':>8}  {'per reserved':>12}  {'vs 98.75':>8}",
+        f"Published maximum RTP {percent(pokdeng.PUBLISHED_MAXIMUM, 2)} (Player N, per amount put down): "
+        f"ours {percent(player, 2)} ({percent(player)}, exactly {player}).",
     ]
-    current = set(rules.special_combinations)
-    for cand in pokdeng.candidates(rules):
-        mark = "*" if set(cand.special_combinations) == current else " "
-        name = ", ".join(cand.special_combinations) or "none"
-        lines.append(
-            f"{mark} {name:<48}  {percent(cand.rtp):>9}  {100 * float(cand.distance):>+8.4f}"
-            f"  {percent(cand.rtp_reserved):>12}  {100 * float(cand.distance_reserved):>+8.4f}"
-        )
-    lines.append("(* the configured set; differences in percentage points)")
+    variants = pokdeng.without_each(rules)
+    if len(variants) > 1:
+        lines += [
+            "",
+            "The effect of dropping each special combination, Player N:",
+            f"  {'special combinations':<32}  {'per stake':>9}  {'per put down':>12}  {'vs 98.75':>8}",
+        ]
+        for variant in variants:
+            if not variant.dropped:
+                name = "all (this table)"
+            elif not variant.special_combinations:
+                name = "none"
+            else:
+                name = "without " + ", ".join(n.replace("-", " ") for n in variant.dropped)
+            lines.append(f"  {name:<32}  {percent(variant.rtp):>9}  {percent(variant.rtp_put_down):>12}"
+                         f"  {100 * float(variant.distance):>+8.4f}")
+        lines.append("(differences in percentage points)")
     return Report("pok-deng", dict(rtp), "\n".join(lines))
+
+
+PLAYER_N = "player-1"
+"""The Player N figure shown beside the published one (all five hands share it)."""
 
 
 def blackjack_report(game: str, rules: BlackjackRules, *, variants: bool) -> Report:

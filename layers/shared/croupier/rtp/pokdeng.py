@@ -19,14 +19,17 @@ every bet name with the engine, each with its hand in its own position.
 each pair of groups is settled by :func:`~croupier.games.pokdeng.settle_bet` on a representative
 pair of real hands, so the report and the engine cannot disagree about a payout.
 
-**Denominator.** A Player N bet reserves twice its stake (it can lose 2x), but the stake is the
-bet: the RTP is the expected return **per unit staked**, ``1 + E[net] / stake``. The return per
-unit reserved, ``1 + E[net] / (reservation * stake)``, is reported beside it
-(:func:`analyse_reserved`); the house edge per unit reserved is half the edge per unit staked. A
-Pair bet reserves its stake, so both figures are the same for it.
+**Two denominators.** A bet on Player N is two equal stakes put down together, front and back
+(``pok-deng.md``, *Published maximum RTP*): a bet of 100 puts down 200, which is exactly its 2x
+reservation. The return **per unit of the stake** is ``1 + E[net] / stake``; the return **per
+amount put down** is ``1 + E[net] / (reservation * stake)`` (:func:`analyse_put_down`), the
+published figure's measure: its house edge is half the edge per unit of the stake. A Pair bet puts
+down its stake, so both figures are the same for it. **Decision:** with a reservation other than
+2 (a table's configuration) the amount put down is still what the bet takes from the balance.
 
-The published maximum RTP is 98.75%; ``pok-deng.md`` says our reading does not reproduce it.
-:func:`candidates` shows where each candidate set of special combinations lands.
+**The published figure.** With the spec's five special combinations and its exceptions, Player N
+returns 98.7499% per amount put down: 98.75% as published. :func:`without_each` gives the effect
+of dropping each combination.
 """
 
 from __future__ import annotations
@@ -35,13 +38,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations, product
+from itertools import product
 from types import MappingProxyType
 
 from ..cards import DECKS, RANKS, SUITS
 from ..games.base import Bet
 from ..games.pokdeng import PAIR_BETS, PLAYER_BETS, HandInfo, PokDengHands, hand_info, settle_bet
-from ..rules import SPECIAL_COMBINATIONS, PokDengRules
+from ..rules import PokDengRules
 
 PER_CARD = DECKS
 """Copies of each card (rank and suit) in the shoe (8)."""
@@ -53,8 +56,9 @@ BET_NAMES = (*PLAYER_BETS, *PAIR_BETS)
 """``player-1`` ... ``player-5``, ``player-1-pair`` ... ``player-5-pair``."""
 
 PUBLISHED_MAXIMUM = Fraction("0.9875")
-"""The provider's published maximum RTP (the Player N bets)."""
+"""The provider's published maximum RTP: the Player N bets, per amount put down (both stakes)."""
 PUBLISHED: dict[str, Fraction] = {name: PUBLISHED_MAXIMUM for name in PLAYER_BETS}
+"""Bet -> its published RTP per amount put down."""
 
 HandClass = tuple[str, str, bool]
 """A two-card hand up to card order and suit names: (lower rank, higher rank, same suit)."""
@@ -199,44 +203,49 @@ def analyse(rules: PokDengRules) -> dict[str, Fraction]:
     return {name: 1 + net for name, net in expected_net(rules).items()}
 
 
-def analyse_reserved(rules: PokDengRules, rtp: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
-    """The same returns per unit **reserved**: a Player N bet reserves ``rules.reservation`` times
-    its stake, a Pair bet its stake. ``rtp`` may pass :func:`analyse`'s result to save the work."""
+def put_down(rules: PokDengRules, bet_name: str) -> int:
+    """What a bet puts down per unit of its stake: a Player N bet its front and back stakes (the
+    reservation, 2), a Pair bet its stake."""
+    return 1 if bet_name.endswith("-pair") else rules.reservation
+
+
+def analyse_put_down(rules: PokDengRules, rtp: dict[str, Fraction] | None = None) -> dict[str, Fraction]:
+    """The same returns per amount **put down** (:func:`put_down`): the published figure's
+    measure. ``rtp`` may pass :func:`analyse`'s result to save the work."""
     figures = analyse(rules) if rtp is None else rtp
-    out = {}
-    for name, value in figures.items():
-        reserved = 1 if name.endswith("-pair") else rules.reservation
-        out[name] = 1 + (value - 1) / reserved
-    return out
+    return {name: 1 + (value - 1) / put_down(rules, name) for name, value in figures.items()}
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    """One candidate reading of the lost special-combination table, and where it lands."""
+class Variant:
+    """Player N's RTP under a table's rules with one special combination dropped (or all)."""
 
+    dropped: tuple[str, ...]
+    """The combinations left out; the table's own rules when empty."""
     special_combinations: tuple[str, ...]
+    """What the table keeps, highest first."""
     rtp: Fraction
-    """Player N, per unit staked."""
-    rtp_reserved: Fraction
-    """Player N, per unit reserved."""
+    """Player N, per unit of the stake."""
+    rtp_put_down: Fraction
+    """Player N, per amount put down."""
 
     @property
     def distance(self) -> Fraction:
-        """``rtp - 98.75%`` (negative: below the published figure)."""
-        return self.rtp - PUBLISHED_MAXIMUM
-
-    @property
-    def distance_reserved(self) -> Fraction:
-        return self.rtp_reserved - PUBLISHED_MAXIMUM
+        """``rtp_put_down - 98.75%`` (negative: below the published figure)."""
+        return self.rtp_put_down - PUBLISHED_MAXIMUM
 
 
-def candidates(rules: PokDengRules) -> tuple[Candidate, ...]:
-    """Player N's RTP under every subset of the candidate special combinations
-    (``SPECIAL_COMBINATIONS`` in ``rules.py``), the table's other rules unchanged."""
+def without_each(rules: PokDengRules) -> tuple[Variant, ...]:
+    """Player N under the table's rules, then with each of its special combinations dropped in
+    turn, then with none of them; the table's other rules unchanged."""
+    combos = rules.special_combinations
+    drops: list[tuple[str, ...]] = [()] + [(c.name,) for c in combos]
+    if len(combos) > 1:
+        drops.append(tuple(c.name for c in combos))
     out = []
-    for size in range(len(SPECIAL_COMBINATIONS) + 1):
-        for subset in combinations(SPECIAL_COMBINATIONS, size):
-            variant = rules.model_copy(update={"special_combinations": subset})
-            net = expected_net(variant, PLAYER_BETS[:1])[PLAYER_BETS[0]]
-            out.append(Candidate(subset, 1 + net, 1 + net / variant.reservation))
+    for dropped in drops:
+        kept = tuple(c for c in combos if c.name not in dropped)
+        variant = rules.model_copy(update={"special_combinations": kept})
+        net = expected_net(variant, PLAYER_BETS[:1])[PLAYER_BETS[0]]
+        out.append(Variant(dropped, tuple(c.name for c in kept), 1 + net, 1 + net / put_down(variant, PLAYER_BETS[0])))
     return tuple(out)
