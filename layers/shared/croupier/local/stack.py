@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import motopatch
+from . import iam, motopatch
 from . import template as tpl
 
 REGION = "us-east-1"
@@ -139,6 +139,10 @@ class LocalStack:
         self.invocations: Counter[str] = Counter()
         self.handlers: dict[str, Handler] = {}
         self.function_names: dict[str, str] = {}  # logical id -> physical name
+        self.logical_ids: dict[str, str] = {}  # physical name -> logical id
+        self.template: dict[str, Any] = {}
+        self.resolver: Any = None  # the template's intrinsic functions, resolved to this stack's names
+        self.recorder: iam.Recorder | None = None  # the functions' AWS calls (record_calls)
         self.routes: list[Route] = []
         self._servers: list[Any] = []
         self.outputs: dict[str, Any] = {}
@@ -262,7 +266,23 @@ class LocalStack:
             if worker is None:
                 worker = self._workers[function_name] = ThreadPoolExecutor(
                     max_workers=1, thread_name_prefix=f"lambda-{function_name}")
-        return worker.submit(handler, event, LambdaContext(function_name)).result()
+        return worker.submit(self._run_as, function_name, handler, event, LambdaContext(function_name)).result()
+
+    def _run_as(self, function_name: str, handler: Handler, event: dict[str, Any], context: LambdaContext) -> Any:
+        """On the function's worker: its AWS calls are made as the function (its role's, for the
+        least-privilege check of :mod:`croupier.local.iam`)."""
+        with iam.acting_as(self.logical_ids.get(function_name, function_name)):
+            return handler(event, context)
+
+    def record_calls(self) -> iam.Recorder:
+        """Record every AWS call the functions make from now on (:mod:`croupier.local.iam`)."""
+        if self.recorder is None:
+            self.recorder = iam.Recorder(iam.naming_of(self.template, self.resolver, REGION, ACCOUNT, self.stage))
+        return self.recorder.enable()
+
+    def roles(self) -> dict[str, list[iam.Statement]]:
+        """Each function's role as SAM generates it, with this stack's resource names."""
+        return iam.roles(self.root, self.resolver)
 
     def _one_http_event_at_a_time(self, handler: Handler) -> Handler:
         """Powertools' HTTP resolvers keep the event being resolved on a class attribute, shared by
@@ -293,6 +313,7 @@ class LocalStack:
 
         template = tpl.load(self.root / "template.yaml")
         res = tpl.Resolver(template, {"Stage": self.stage}, REGION, ACCOUNT)
+        self.template, self.resolver = template, res
         self.parameters = dict(res.params)
         resources: dict[str, Any] = template["Resources"]
         ddb, sqs = boto3.client("dynamodb"), boto3.client("sqs")
@@ -382,6 +403,7 @@ class LocalStack:
                                 Environment={"Variables": fn_env})
             self.handlers[props["FunctionName"]] = self._load_handler(logical, props["CodeUri"], props["Handler"])
             self.function_names[logical] = props["FunctionName"]
+            self.logical_ids[props["FunctionName"]] = logical
             for event in props.get("Events", {}).values():
                 if event["Type"] == "SQS" and self.screens.separate and self._pushes(event["Properties"]["Queue"], env):
                     self.screens.consume(props["FunctionName"], self.root / props["CodeUri"] / "app.py",
