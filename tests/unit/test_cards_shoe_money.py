@@ -510,7 +510,8 @@ def test_pok_deng_defaults() -> None:
     assert isinstance(rules, PokDengRules)
     pay = rules.payouts
     assert (pay.win, pay.win_special, pay.lose, pay.lose_special, pay.pair) == (1, 2, 1, 2, 11)
-    assert rules.special_combinations == ()
+    assert [c.name for c in rules.special_combinations] == ["lion-flush", "special-pair", "court-cards",
+                                                          "ten-and-court", "flush-worth-0"]
     assert rules.reservation == 2
     assert set(rules.limits) == {f"player-{n}" for n in range(1, 6)} | {f"player-{n}-pair" for n in range(1, 6)}
 

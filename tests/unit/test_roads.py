@@ -443,11 +443,37 @@ def test_pokdeng_banker_winning_with_a_special_pattern_costs_double() -> None:
 
 
 def test_pokdeng_special_combinations_follow_the_table_rules() -> None:
-    rules = PokDengRules(special_combinations=("two-pictures",))
-    hands = settle_pokdeng(["KS QD", "2C 3D", "2C 3D", "2C 3D", "2C 3D"], "7C TD", rules)
-    first = pokdeng_result(hands, rules).hands[0]
+    # K-Q court cards against the Banker's 7: a combination ranks above 7 and wins 2:1.
+    hands = settle_pokdeng(["KS QD", "2C 3D", "2C 3D", "2C 3D", "2C 3D"], "7C TD")
+    first = pokdeng_result(hands).hands[0]
     assert (first.pattern, first.combination, first.result, first.rate, first.double) == (
-        "two-pictures", "two-pictures", "win", 2, True)
+        "court-cards", "court-cards", "win", 2, True)
+    assert (first.decided_by, first.reason) == ("court-cards", "won 2:1: court cards")
+    # The table drops court cards: K-Q is a plain 0 and loses 1x to the 7.
+    rules = PokDengRules(special_combinations=())
+    first = pokdeng_result(settle_pokdeng(["KS QD", "2C 3D", "2C 3D", "2C 3D", "2C 3D"], "7C TD", rules),
+                           rules).hands[0]
+    assert (first.pattern, first.combination, first.result, first.rate, first.double) == (
+        None, None, "lose", -1, False)
+    assert (first.decided_by, first.reason) == (None, "lost 1x: 0 against the Banker's 7")
+
+
+def test_pokdeng_statistics_count_each_combination_per_hand() -> None:
+    # hand 1: lion flush, wins 2:1 against the Banker's 5 (A-4: no combination), then court cards
+    # against the Banker's special pair (aces), lose 2x; hand 2 ten and court twice.
+    first = pokdeng_result(settle_pokdeng(["AS KS", "TH JH", "2C 3D", "2C 3D", "2C 3D"], "AC 4D"))
+    second = pokdeng_result(settle_pokdeng(["JS QH", "TC KD", "2C 3D", "2C 3D", "2C 3D"], "AD AH"))
+    stats = PokDengRoads.of([first, second]).statistics()
+    assert stats["hand-1"]["combinations"] == {"lion-flush": 1, "court-cards": 1}
+    assert stats["hand-1"]["decided_by"] == {"lion-flush": 1, "special-pair": 1}
+    assert stats["hand-1"]["patterns"] == {"lion-flush": 1, "court-cards": 1}
+    assert (stats["hand-1"]["win"], stats["hand-1"]["lose"], stats["hand-1"]["double"]) == (1, 1, 2)
+    assert stats["hand-2"]["combinations"] == {"ten-and-court": 2}
+    assert stats["hand-3"]["combinations"] == {} and stats["hand-3"]["decided_by"] == {"special-pair": 1}
+    assert stats["banker"] == {"patterns": {"special-pair": 1}, "combinations": {"special-pair": 1}}
+    entry = PokDengRoads.of([first, second]).to_dict()["entries"][1]["hand-1"]
+    assert (entry["combination"], entry["decided_by"], entry["reason"]) == (
+        "court-cards", "special-pair", "lost 2x: the Banker's special pair")
 
 
 def test_pokdeng_entry_is_the_engines_roadmap_entry_plus_the_rate() -> None:
@@ -472,12 +498,15 @@ def test_pokdeng_roads_shape_and_statistics() -> None:
     assert data["game"] == "pok-deng" and data["rounds"] == 2
     assert data["entries"][0]["round"] == 1
     assert data["entries"][0]["hand-1"] == {"cards": ["7S", "2S"], "points": 9, "pattern": "flush",
-                                            "combination": None, "result": "win", "rate": "2", "double": True}
+                                            "combination": None, "result": "win", "rate": "2", "double": True,
+                                            "decided_by": None, "reason": "won 2:1: 9 with a flush"}
     assert data["entries"][1]["banker"] == {"cards": ["4C", "4D"], "points": 8, "pattern": "pair",
                                             "combination": None}
-    assert data["statistics"]["hand-1"] == {"win": 1, "lose": 1, "push": 0, "double": 2, "patterns": {"flush": 1}}
-    assert data["statistics"]["hand-5"] == {"win": 0, "lose": 1, "push": 1, "double": 1, "patterns": {"pair": 1}}
-    assert data["statistics"]["banker"] == {"patterns": {"pair": 1}}
+    assert data["statistics"]["hand-1"] == {"win": 1, "lose": 1, "push": 0, "double": 2, "patterns": {"flush": 1},
+                                            "combinations": {}, "decided_by": {}}
+    assert data["statistics"]["hand-5"] == {"win": 0, "lose": 1, "push": 1, "double": 1, "patterns": {"pair": 1},
+                                            "combinations": {}, "decided_by": {}}
+    assert data["statistics"]["banker"] == {"patterns": {"pair": 1}, "combinations": {}}
     assert Fraction(data["entries"][1]["hand-1"]["rate"]) == -2
 
 
@@ -595,7 +624,7 @@ def test_a_stored_result_reads_back_as_it_was() -> None:
 
     bac = roads.BaccaratResult("banker", 3, 7, player_pair=True, natural=False)
     assert roads.BaccaratResult.from_dict(bac.to_dict()) == bac
-    rules = load_rules("pok-deng", {"special_combinations": ["two-pictures"]})
+    rules = load_rules("pok-deng", {"special_combinations": ["court-cards"]})
     engine = new_round("pok-deng", [], rules=rules)
     for card in ["KS", "QS", "2H", "3H", "9C", "5D", "KH", "4S", "7H", "4D", "AC", "5S"]:
         engine.deal(card)

@@ -230,7 +230,7 @@ def test_replaying_one_round_in_n_changes_nothing_but_the_count() -> None:
 
 
 def test_rule_overrides_reach_the_engine_the_replay_and_the_exact_figures() -> None:
-    overrides = {"special_combinations": ["two-pictures", "consecutive"], "payouts": {"pair": "10:1"}}
+    overrides = {"special_combinations": ["court-cards", "lion-flush"], "payouts": {"pair": "10:1"}}
     report = simulate("pok-deng", 200, 3, overrides)
     rules = load_rules("pok-deng", overrides)
     assert isinstance(rules, PokDengRules)

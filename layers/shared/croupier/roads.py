@@ -38,7 +38,11 @@ Pok Deng
     pattern, special combination and result against the Banker, as the engine's roadmap entry
     (``settle().hands``) gives them, and the rate a Player N bet on that hand settled at
     (computed by the engine's own :func:`~croupier.games.pokdeng.settle_bet`): ``double`` when it
-    is the special rate (2:1 win, 2x loss by default). :func:`pokdeng_result` reads it.
+    is the special rate (2:1 win, 2x loss by default), with the engine's ``reason`` (``"won 2:1:
+    court cards"``) and ``decided_by``, the special combination that decided it (the hand's on a
+    win, the Banker's on a loss, the one both hold on a push; None when points decided).
+    :func:`pokdeng_result` reads it. The statistics count, per hand and for the Banker, each
+    pattern and each special combination.
 """
 
 from __future__ import annotations
@@ -410,6 +414,10 @@ class PokDengHand:
     double: bool
     """The bet settled at the special rate: ``win_special`` on a win, ``lose_special`` on a loss
     (2:1 and 2x by default)."""
+    decided_by: str | None = None
+    """The special combination that decided the result, or None (points decided it)."""
+    reason: str | None = None
+    """How a Player N bet on the hand settled, in words (``"won 2:1: court cards"``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -420,6 +428,8 @@ class PokDengHand:
             "result": self.result,
             "rate": str(self.rate),
             "double": self.double,
+            "decided_by": self.decided_by,
+            "reason": self.reason,
         }
 
 
@@ -450,7 +460,8 @@ class PokDengResult:
     def from_dict(cls, data: Mapping[str, Any]) -> PokDengResult:
         """The result :meth:`to_dict` gave (a shoe's stored results)."""
         hands = tuple(PokDengHand(name, tuple(h["cards"]), int(h["points"]), h.get("pattern"), h.get("combination"),
-                                  h["result"], Fraction(str(h["rate"])), bool(h["double"]))
+                                  h["result"], Fraction(str(h["rate"])), bool(h["double"]), h.get("decided_by"),
+                                  h.get("reason"))
                       for name, h in sorted((k, v) for k, v in data.items() if k.startswith("hand-")))
         b = data["banker"]
         return cls(hands, PokDengBanker(tuple(b["cards"]), int(b["points"]), b.get("pattern"), b.get("combination")))
@@ -480,7 +491,7 @@ def pokdeng_result(hands: Mapping[str, Any], rules: PokDengRules | None = None) 
         double = ((result == "win" and rate == pay.win_special != pay.win)
                   or (result == "lose" and -rate == pay.lose_special != pay.lose))
         out.append(PokDengHand(name, tuple(entry["cards"]), entry["points"], entry["pattern"], entry["combination"],
-                               result, rate, double))
+                               result, rate, double, bet.detail.get("decided_by"), bet.detail.get("reason")))
     banker = hands["banker"]
     return PokDengResult(tuple(out), PokDengBanker(banker_cards, banker["points"], banker["pattern"],
                                                    banker["combination"]))
@@ -501,7 +512,9 @@ class PokDengRoads:
         return PokDengRoads((*self.results, result))
 
     def statistics(self) -> dict[str, Any]:
-        """Per hand: wins, losses, pushes, doubles and its patterns; the Banker's patterns."""
+        """Per hand: wins, losses, pushes, doubles, its patterns and its special combinations (how
+        many times it held each), and how many of its results each combination decided; the
+        Banker's patterns and special combinations."""
         out: dict[str, Any] = {}
         for index, name in enumerate(_pokdeng.HAND_NAMES[:-1]):
             hands = [r.hands[index] for r in self.results]
@@ -511,8 +524,11 @@ class PokDengRoads:
                 "push": sum(h.result == "push" for h in hands),
                 "double": sum(h.double for h in hands),
                 "patterns": _count(h.pattern for h in hands),
+                "combinations": _count(h.combination for h in hands),
+                "decided_by": _count(h.decided_by for h in hands),
             }
-        out["banker"] = {"patterns": _count(r.banker.pattern for r in self.results)}
+        out["banker"] = {"patterns": _count(r.banker.pattern for r in self.results),
+                         "combinations": _count(r.banker.combination for r in self.results)}
         return out
 
     def to_dict(self) -> dict[str, Any]:

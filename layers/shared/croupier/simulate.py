@@ -283,7 +283,8 @@ _BLACKJACK_NOTES = (
     "behind: random follow answers. Insurance is taken out of the bets and reported on its own.",
 )
 NOTES: dict[str, tuple[str, ...]] = {
-    "pok-deng": ("Player N per unit of stake (its 2x reservation is not the stake), as rtp/pokdeng.py.",),
+    "pok-deng": ("Player N per unit of stake (its 2x reservation is not the stake), as rtp/pokdeng.py; per amount",
+                 "put down (front and back stake, the published measure) it is 1 - (1 - RTP) / 2.",),
     "deluxe-blackjack": _BLACKJACK_NOTES,
     "blackjack": _BLACKJACK_NOTES,
 }
