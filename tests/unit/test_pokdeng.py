@@ -446,12 +446,18 @@ def test_roadmap_entry_per_hand() -> None:
     cards = ["7S", "2C", "9S", "JD", "4H", "5D", "KS", "3H", "9H", "QC", "AH", "AC"]
     rnd = dealt([], cards, DEFAULT)
     road = rnd.settle().hands
+    # a flush 7 against the Banker's 6: exception 2, 1:1
     assert road["hand-1"] == {"cards": ["7S", "KS"], "points": 7, "pattern": "flush", "combination": None,
-                              "result": "win"}
+                              "result": "win", "decided_by": None,
+                              "reason": "won 1:1: 7 against the Banker's 6"
+                                        " (a Banker 0 or 6 pays a special pattern 1:1)"}
     assert road["hand-2"]["result"] == "lose" and road["hand-2"]["points"] == 5
     assert road["hand-3"]["pattern"] == "pair" and road["hand-3"]["points"] == 8
     assert road["hand-4"]["pattern"] == "court-cards" and road["hand-4"]["result"] == "win"
     assert road["hand-4"]["combination"] == "court-cards" and road["hand-4"]["points"] == 0
+    assert road["hand-4"]["decided_by"] == "court-cards"
+    assert road["hand-4"]["reason"] == ("won 1:1: court cards against the Banker's 6"
+                                        " (a Banker 0 or 6 pays a special pattern 1:1)")
     assert road["hand-5"]["result"] == "lose"
     assert road["banker"] == {"cards": ["5D", "AC"], "points": 6, "pattern": None, "combination": None}
 

@@ -202,6 +202,49 @@ def test_one_valid_transcript_per_game(game: str, tmp_path: Path, capsys: pytest
     assert "staked" not in doc["bets"][0]  # the stake and payout only with --full
 
 
+# Pok Deng with one special combination per hand: H1 AS KS lion flush, H2 5D 5H special pair,
+# H3 KD KC court cards (and a pair), H4 TH JC ten and court, H5 3S 7S flush worth 0.
+COMBINATION_CARDS = ["AS", "5D", "KD", "TH", "3S", "{b1}", "KS", "5H", "KC", "JC", "7S", "{b2}"]
+COMBINATION_BETS = [{"id": f"h{n}", "player": "p1", "type": f"player-{n}", "amount": 1000} for n in range(1, 6)] + [
+    {"id": "h3p", "player": "p1", "type": "player-3-pair", "amount": 100}]
+
+
+@pytest.mark.parametrize(
+    ("banker", "nets", "decided_by"),
+    [
+        # Banker 7D KH, a plain 7: every combination ranks above 7 and is a special pattern: 2:1,
+        # +2000 on a stake of 1000 (2000 put down, 4000 back).
+        (("7D", "KH"), [2000, 2000, 2000, 2000, 2000],
+         ["lion-flush", "special-pair", "court-cards", "ten-and-court", "flush-worth-0"]),
+        # Banker JD QH, court cards (its cards add up to 0, but a combination is never the 0 of
+        # exception 2): the lion flush and the special pair rank higher and win 2:1 (+2000); court
+        # cards against court cards push (0); ten and court and flush worth 0 rank lower and lose
+        # 2x to the Banker's combination (-2000).
+        (("JD", "QH"), [2000, 2000, 0, -2000, -2000],
+         ["lion-flush", "special-pair", "court-cards", "court-cards", "court-cards"]),
+    ],
+)
+def test_replaying_a_round_with_each_combination_gives_the_spec_nets(
+    banker: tuple[str, str], nets: list[int], decided_by: list[str], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cards = [c.format(b1=banker[0], b2=banker[1]) for c in COMBINATION_CARDS]
+    path = write(tmp_path, json.dumps({"game": "pok-deng", "bets": COMBINATION_BETS, "cards": cards}))
+    code, out, _ = run_main(capsys, path)
+    assert code == 0
+    doc = json.loads(out)
+    assert [b["net"] for b in doc["bets"][:5]] == nets
+    assert [b["decided_by"] for b in doc["bets"][:5]] == decided_by
+    assert doc["bets"][5]["net"] == 1100  # K-K is court cards and still a pair: 11:1 on 100
+    assert [doc["hands"][f"hand-{n}"]["combination"] for n in range(1, 6)] == [
+        "lion-flush", "special-pair", "court-cards", "ten-and-court", "flush-worth-0"]
+    # the same round on a table without combinations: all five are plain hands or pairs/flushes
+    plain = write(tmp_path, json.dumps({"game": "pok-deng", "rules": {"special_combinations": []},
+                                        "bets": COMBINATION_BETS, "cards": cards}), "plain.json")
+    code, out, _ = run_main(capsys, plain)
+    assert code == 0 and json.loads(out)["hands"]["hand-1"]["combination"] is None
+
+
 def test_a_classic_split_replays_in_the_order_the_dealer_drew_the_cards(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_main(capsys, write(tmp_path, json.dumps(CLASSIC_SPLIT)))
@@ -281,6 +324,10 @@ BAD_INPUTS: dict[str, tuple[str, tuple[str, ...]]] = {
                                                           "amount": 100}]), ("unknown bet type", "seat")),
     "unknown-rule-name": (with_(BACCARAT, rules={"house_edge": 1}), ("house_edge", "unknown")),
     "unknown-nested-rule-name": (with_(BACCARAT, rules={"payouts": {"dragon": "1:1"}}), ("dragon", "unknown")),
+    "retired-special-combination": (with_(POK_DENG, rules={"special_combinations": ["two-pictures"]}),
+                                    ("special_combinations", "two-pictures", "now lion-flush", "court-cards")),
+    "unknown-special-combination": (with_(POK_DENG, rules={"special_combinations": ["three-kings"]}),
+                                    ("three-kings", "lion-flush")),
     "bad-card-code": (with_(BACCARAT, cards=["2S", "4H", "10D", "3C"]), ("10D",)),
     "bad-card-suit": (with_(BACCARAT, cards=["2S", "4H", "4d", "3C"]), ("4d", "suit")),
     "card-not-a-string": (with_(BACCARAT, cards=["2S", "4H", 4, "3C"]), ("cards",)),

@@ -219,26 +219,34 @@ class PokDengHands:
         """The roadmap entry: per hand its cards, points, pattern and special combination, and for
         hands 1 to 5 the result against the Banker (``win``, ``lose``, ``push``). Without ``rules``
         the default table's (the spec's five special combinations)."""
-        table = hand_table(rules if rules is not None else _DEFAULT_RULES)
-        return _roadmap(table, self.players, self.banker)
+        return _roadmap(_plan(rules if rules is not None else _DEFAULT_RULES), self.players, self.banker)
 
 
 _DEFAULT_RULES = PokDengRules()
 
 
 def _roadmap(
-    table: dict[tuple[str, str], HandInfo], players: Sequence[tuple[str, str]], banker_cards: tuple[str, str]
+    plan: _Plan, players: Sequence[tuple[str, str]], banker_cards: tuple[str, str],
+    terms: Sequence[Terms | None] = (),
 ) -> dict[str, Any]:
+    """Per hand its cards, points, pattern and combination; for hands 1 to 5 also its result
+    against the Banker, the combination that ``decided_by`` it and the ``reason`` a Player N bet
+    on it settled as (``terms``: the Player N terms already worked out, by hand, or None)."""
+    table = plan.table
     banker = table[banker_cards]
     out: dict[str, Any] = {}
-    for name, cards in zip(HAND_NAMES, players, strict=False):
+    for index, (name, cards) in enumerate(zip(HAND_NAMES, players, strict=False)):
         info = table[cards]
+        known = terms[index] if index < len(terms) else None
+        detail = (known if known is not None else _player_terms(plan, info, banker))[4]
         out[name] = {
             "cards": list(cards),
             "points": info.points,
             "pattern": info.pattern,
             "combination": info.combination,
             "result": "win" if info.rank > banker.rank else "lose" if info.rank < banker.rank else "push",
+            "decided_by": detail["decided_by"],
+            "reason": detail["reason"],
         }
     out["banker"] = {
         "cards": list(banker_cards),
@@ -502,7 +510,7 @@ class PokDengRound:
                 results.append(BetResult(bet.id, outcome, net, staked, net + staked, whole(net), dict(detail)))
             else:
                 results.append(paid_result(bet.id, outcome, staked, 0, stake, num, den, dict(detail)))
-        return Settlement(tuple(results), _roadmap(table, players, banker_cards))
+        return Settlement(tuple(results), _roadmap(plan, players, banker_cards, terms))
 
     def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
         """Each hand's cards and points so far; before the deal is complete (the reveal) the
