@@ -168,6 +168,9 @@ export function felt(view, { mine = new Set() } = {}) {
   const names = ["hand-1", "hand-2", "hand-3", "hand-4", "hand-5", "banker"];
   return h("div", { class: "felt pokdeng" }, names.map((name) => {
     const one = hands[name] || view.result?.[name] || {};
-    return hand(label(name), one.cards, one.points, one.pattern && one.pattern !== "normal" ? label(one.pattern) : "");
+    // settled: how a Player bet on the hand settled and which combination decided it ("won 2:1: court cards")
+    const settled = view.result?.[name]?.reason;
+    return hand(label(name), one.cards, one.points,
+      settled || (one.pattern && one.pattern !== "normal" ? label(one.pattern) : ""));
   }));
 }

@@ -112,7 +112,7 @@ export async function playerTable(root, tableId) {
         h("td", { class: "num" }, money(b.amount)),
         h("td", { class: "num muted" }, b.taken !== undefined && b.taken !== b.amount ? `reserved ${money(b.taken)}` : ""),
         h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? `${label(b.result.outcome)} ${signed(b.result.net)}`
-          : label(b.status || "open")))))) : "");
+          + (b.result.reason ? ` (${b.result.reason})` : "") : label(b.status || "open")))))) : "");
   }
 
   // --- placing bets ---------------------------------------------------------------------------
@@ -233,7 +233,8 @@ export async function playerTable(root, tableId) {
       h("p", { class: "balance", id: "balance" }, wallet ? money(wallet.balance) : "–")));
     const rows = (record?.bets || []).map((b) => h("tr", {}, h("td", {}, label(b.type), b.seat ? ` ${b.seat}` : ""),
       h("td", { class: "num" }, money(b.amount)),
-      h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? signed(b.result.net) : label(b.status)),
+      h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? signed(b.result.net) : label(b.status),
+        b.result?.reason ? h("small", { class: "muted" }, ` ${b.result.reason}`) : null),
       h("td", { class: "num muted" }, b.balance_after !== undefined ? money(b.balance_after) : "")));
     parts.record.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Bet record"),
       rows.length ? h("table", { class: "bets record" }, h("tr", {}, h("th", {}, "bet"), h("th", {}, "amount"),
