@@ -43,6 +43,25 @@ def test_pok_deng_round_reserves_twice_and_returns_what_was_not_lost(h: Harness)
     h.audit_ok()
 
 
+def test_pok_deng_special_combinations_decide_the_round_and_say_so(h: Harness) -> None:
+    table = h.open_table(h.table("pdc"), "pok-deng", 2, cut_at=300)
+    # burn card, then hands 1..5 and the banker, twice: hand 1 JD QC court cards, hand 3 AS KS lion
+    # flush, banker 7H KD a plain 7
+    table.shoe.prepare(["2S", "JD", "9D", "AS", "4C", "6D", "7H", "QC", "2H", "KS", "3D", "2C", "KD"])
+    final = h.round(table, {"dev": [{"type": "player-1", "amount": 1000}],
+                            "eli": [{"type": "player-3", "amount": 500}]}, per_round_burn=1)
+    assert final["status"] == "settled", final.get("void_reason")
+    # both combinations rank above the Banker's 7 and are special patterns: 2:1
+    assert nets(h, "dev", final["round_id"]) == {"player-1": 2000}
+    assert nets(h, "eli", final["round_id"]) == {"player-3": 1000}
+    assert (final["result"]["hand-1"]["combination"], final["result"]["hand-1"]["decided_by"]) == (
+        "court-cards", "court-cards")
+    assert final["result"]["hand-3"]["reason"] == "won 2:1: lion flush"
+    bet = h.players["dev"].get(f"/rounds/{final['round_id']}")["bets"][0]
+    assert (bet["result"]["reason"], bet["result"]["decided_by"]) == ("won 2:1: court cards", "court-cards")
+    h.audit_ok()
+
+
 def test_deluxe_round_with_insurance_split_double_follows_and_a_timeout(h: Harness) -> None:
     # windows and timers long enough for the answers to arrive on a loaded machine
     slow = {"timers": {**TIMERS, "insurance": 5, "follow": 5, "decision": 4}}
