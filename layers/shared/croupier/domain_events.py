@@ -97,10 +97,14 @@ class WaitingFor(_RoundEvent):
 
 class RoundPaused(_RoundEvent):
     type: Literal["round-paused"] = "round-paused"
-    reason: str
+    reason: str = Field(description="the table's staff: why, with the card (\"??\" while face down), its scan id "
+                                    "and log entry; everyone else: the code's plain words")
+    code: str = Field(default="paused", description="the pause's stable reason code (card-before-betting-closed, "
+                                                    "card-out-of-turn, card-refused, no-card-in-time, internal-error, "
+                                                    "supervisor)")
     blocked_by: dict[str, Any] | None = Field(
-        default=None, description="the card that paused the round (n, scan_id, card, reason): the supervisor "
-                                  "says what became of it when resuming")
+        default=None, description="staff only: the card that paused the round (n, scan_id, card, reason): the "
+                                  "supervisor says what became of it when resuming")
 
 
 class RoundResumed(_RoundEvent):

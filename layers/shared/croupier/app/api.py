@@ -361,9 +361,9 @@ def new_shoe(table_id: TableId, body: NewShoe) -> dict[str, Any]:
                     **doc("startRound", "rounds", RoundSummary, BODYLESS_WRITE_ERRORS, status=201,
                           description="Created"))
 def start_round(table_id: TableId) -> Response[Any]:
-    caller(tables_router).require("dealer", "supervisor").require_table(table_id)
+    who = caller(tables_router).require("dealer", "supervisor").require_table(table_id)
     item = rounds.start_round(table_id)
-    return _json(201, out(RoundSummary, queries.round_summary(item)))
+    return _json(201, out(RoundSummary, queries.round_summary(item, who)))
 
 
 @tables_router.post("/rounds/<round_id>/<control>", summary="Pause, resume or void a round (supervisor)",
@@ -371,7 +371,7 @@ def start_round(table_id: TableId) -> Response[Any]:
                     **doc("controlRound", "rounds", RoundSummary, WRITE_ERRORS))
 def control(round_id: RoundId, control: Annotated[Literal["pause", "resume", "void"], Path()],
             body: Control) -> dict[str, Any]:
-    caller(tables_router).require("supervisor")
+    who = caller(tables_router).require("supervisor")
     if control != "resume" and body.card is not None:
         raise AppError("'card' says what became of a card when resuming", reason="invalid-request")
     if control == "pause":
@@ -380,7 +380,7 @@ def control(round_id: RoundId, control: Annotated[Literal["pause", "resume", "vo
         item = supervision.resume_round(round_id, body.card)
     else:
         item = supervision.void(round_id, body.reason)
-    return out(RoundSummary, queries.round_summary(item))
+    return out(RoundSummary, queries.round_summary(item, who))
 
 
 # --- wallets ---------------------------------------------------------------------------------
@@ -437,8 +437,8 @@ def table_rounds(table_id: TableId,
                   **doc("getTableLog", "tables", TableLog, READ_ERRORS))
 def table_log(table_id: TableId) -> dict[str, Any]:
     caller(query_router).require("operator", "dealer", "supervisor").require_table(table_id)
-    store.load_table(table_id)  # 404 for a table that does not exist
-    return out(TableLog, {"table_id": table_id, "entries": dealing.device_log(table_id)})
+    table = store.load_table(table_id)  # 404 for a table that does not exist
+    return out(TableLog, {"table_id": table_id, "entries": dealing.device_log(table_id, table.get("round_id"))})
 
 
 @query_router.get("/rounds/<round_id>", summary="A round as the caller may see it (hidden cards stay hidden)",

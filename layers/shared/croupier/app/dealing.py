@@ -35,7 +35,7 @@ from ..errors import CroupierError, ShoeError
 from ..games import engine_class
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow
 from ..shoe import CardUse, Shoe, ShoePhase
-from . import alerts, store, workflow
+from . import alerts, store, visibility, workflow
 from .bets import close_betting
 from .engine import rebuild
 from .errors import AppError, StateConflict
@@ -129,9 +129,17 @@ class _Pass:
     def tell(self, what: str, entry: dict[str, Any], why: str) -> None:
         self.told.append((what, entry, why))
 
-    def pause(self, entry: dict[str, Any] | None, reason: str, *, block: bool) -> None:
+    def named(self, entry: dict[str, Any]) -> str:
+        """A card as a pause reason names it (only the staff read reasons): with its scan id and
+        log entry, the card ``"??"`` while the round would deal it face down."""
+        hidden = visibility.unplaced_hidden(self.rnd, self.round_engine())
+        card = visibility.HIDDEN if hidden else entry.get("card")
+        return f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']})"
+
+    def pause(self, entry: dict[str, Any] | None, reason: str, *, block: bool, code: str) -> None:
         """Pause the round for a supervisor. ``block``: the entry stays in the log, waiting for the
-        supervisor to say what became of it."""
+        supervisor to say what became of it. ``code``: the pause's stable reason code (what the
+        players are told, in words: :data:`croupier.app.visibility.PAUSE_WORDS`)."""
         assert self.rnd is not None
         blocked = None
         if block and entry is not None:
@@ -139,7 +147,7 @@ class _Pass:
                        "reason": reason}
             self.updates.append((int(entry["n"]), {"blocked": reason}))
         betting = self.rnd["status"] == "betting"
-        if pause_fields(self.rnd, reason, blocked):
+        if pause_fields(self.rnd, reason, blocked, code=code):
             self.round_changed = True
             self.paused = reason
             self.tell("paused", entry or {}, reason)
@@ -289,15 +297,14 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
             return False
         if not deals_early:
             early = (closes_at - int(entry["at"])) / 1000
-            step.pause(entry, f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']}) came {early:.1f} s "
-                              f"before betting closed", block=True)
+            step.pause(entry, f"{step.named(entry)} came {early:.1f} s before betting closed", block=True,
+                       code="card-before-betting-closed")
             return False
     expected = engine.expected
     if not isinstance(expected, CardFor):
         if entry.get("state") == "held":
             return False  # kept for the round by the supervisor: it waits for the round's next card
-        step.pause(entry, f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']}) came {_while(expected)}",
-                   block=True)
+        step.pause(entry, f"{step.named(entry)} came {_while(expected)}", block=True, code="card-out-of-turn")
         return False
     try:
         use = shoe.scan(card)
@@ -327,8 +334,7 @@ def _refused(step: _Pass, entry: dict[str, Any], why: str) -> bool:
     round being dealt is paused (the dealer or the reader made a mistake the table must see)."""
     step.done(entry, state="refused", reason=why)
     if step.rnd is not None and step.rnd["status"] in ("betting", "playing"):
-        step.pause(entry, f"card {entry['card']} (scan {entry.get('scan_id')}, log #{entry['n']}) refused: {why}",
-                   block=False)
+        step.pause(entry, f"{step.named(entry)} refused: {why}", block=False, code="card-refused")
         return False
     step.tell("not-taken", entry, why)
     return True
@@ -373,23 +379,9 @@ def resolve(table: dict[str, Any], blocked: dict[str, Any], resolution: str) -> 
 
 # --- reads -----------------------------------------------------------------------------------
 
-REVEALED = ("settling", "settled", "voiding", "voided")
-"""A face-down card (the Deluxe hole card, Pok Deng's cards) is shown in the log once its round
-has reached one of these: every card of the round is face up by then."""
-
-
-def device_log(table_id: str) -> list[dict[str, Any]]:
-    """The table's device log as the staff sees it: a face-down card whose round is still being
-    played or bet on shows as ``"??"``."""
-    rounds: dict[str, str] = {}
-    out = []
-    for entry in store.log_entries(table_id):
-        shown = {k: v for k, v in entry.items() if k not in ("pk", "sk", "key")}
-        round_id = entry.get("round_id")
-        if entry.get("face_up") is False and round_id:
-            if round_id not in rounds:
-                rounds[round_id] = store.load_round(round_id)["status"]
-            if rounds[round_id] not in REVEALED:
-                shown["card"] = "??"
-        out.append(shown)
-    return out
+def device_log(table_id: str, current_round: str | None = None) -> list[dict[str, Any]]:
+    """The table's device log as the staff sees it: each card as :mod:`croupier.app.visibility`
+    says (a face-down card, a burned one, one not placed yet that may be face down: ``"??"``).
+    ``current_round``: the table's round now (for the entries that name none)."""
+    lookup = visibility.round_lookup()
+    return [visibility.log_entry(entry, lookup, current_round) for entry in store.log_entries(table_id)]

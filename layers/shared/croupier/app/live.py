@@ -16,17 +16,17 @@ the table, the round) may interleave.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..domain_events import validated
-from ..games import engine_class, new_round
+from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
+from . import store, visibility
 from .engine import apply_event, bet_from_item, expectation_key
 from .lobby import shoe_roads
 from .rounds import timers
 
-REVEALED = ("settling", "settled", "voiding", "voided")
+REVEALED = visibility.REVEALED
 
 
 # --- from the stored images to events --------------------------------------------------------
@@ -50,13 +50,8 @@ def events_of(old: dict[str, Any] | None, new: dict[str, Any] | None, at: int) -
 
 
 def _hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
-    """Are the round's face-down cards still hidden? Pok Deng's until betting has closed; the
-    Deluxe hole card until the dealer's view shows it; none once the round is being settled."""
-    if rnd["status"] in REVEALED:
-        return False
-    if engine_class(rnd["game"]).deals_during_betting:
-        return rnd["status"] in ("betting", "closing")
-    return '"??"' in json.dumps(engine.view())
+    """Are the round's face-down cards still hidden? (:func:`croupier.app.visibility.cards_hidden`)"""
+    return visibility.cards_hidden(rnd, engine)
 
 
 def _fresh(rnd: dict[str, Any]) -> RoundEngine:
@@ -93,8 +88,10 @@ def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
     if not old.get("last_round") and new.get("last_round"):
         out.append({"type": "last-round", **base, "seq": seq})
     if not old.get("paused") and new.get("paused"):
+        blocked = visibility.blocked_view(new, engine)  # its card "??" while it would be face down
         out.append({"type": "round-paused", **base, "seq": seq, "reason": str(new.get("pause_reason")),
-                    "blocked_by": new.get("blocked")})
+                    "code": str(new.get("pause_code") or "paused"), "blocked_by": blocked,
+                    "staff_fields": ["blocked_by"]})  # players get the code's words as the reason
     elif old.get("paused") and not new.get("paused") and new["status"] == "playing":
         out.append({"type": "round-resumed", **base, "seq": seq})
     if new["status"] == "playing" and not new.get("paused"):
@@ -217,7 +214,13 @@ def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
 def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
     if old is not None and old.get("state") == new.get("state") and old.get("blocked") == new.get("blocked"):
         return []
-    entry = {k: v for k, v in new.items() if k not in ("pk", "sk", "key")}
-    if entry.get("face_up") is False or (entry.get("state") == "pending" and "card" in entry):
-        entry["card"] = "??"  # face down, or not yet placed (it may be a hidden card): GET .../log shows it later
-    return [{"type": "device-event", "table_id": new["pk"][4:], "at": at, "entry": entry}]
+    table_id = new["pk"][4:]
+    rounds = visibility.round_lookup()
+
+    def lookup(round_id: str | None) -> Any:
+        if round_id is None:  # an entry that names no round: the table's round now, if any
+            round_id = (store.get(store.game_table(), store.table_key(table_id)) or {}).get("round_id")
+        return rounds(round_id)
+
+    shown = visibility.log_entry(new, lookup, None)  # a face-down card "??": GET .../log shows it once revealed
+    return [{"type": "device-event", "table_id": table_id, "at": at, "entry": shown}]

@@ -10,23 +10,23 @@ from . import seamless, store
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
+from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
-STAFF = ("operator", "dealer", "supervisor")
-
-
-FINANCE = ("operator", "supervisor")
-"""Who sees a round's house result."""
+STAFF = STAFF_ROLES
+"""The staff roles; a dealer console is staff only of the table it serves (:func:`staff_of`)."""
 
 
 def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
-    """A table as the caller may see it: the id of its card reader only for the staff; who sits
-    where for the staff, and to a player only their own seat (the others show as taken)."""
+    """A table as the caller may see it: the id of its card reader only for the table's staff;
+    who sits where for the table's staff, and to a player only their own seat (the others show
+    as taken). A dealer console of another table sees it as an outsider."""
     shoe = item.get("shoe") or None
+    staff = staff_of(who, item["table_id"])
     return {
         "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
-        **({"reader_id": item.get("reader_id")} if who.role in STAFF else {}),
+        **({"reader_id": item.get("reader_id")} if staff else {}),
         "wallet": {k: str(v) for k, v in (item.get("wallet") or {"mode": "internal"}).items()},
-        "seats": {number: seat_view(seat, who) for number, seat in (item.get("seats") or {}).items()},
+        "seats": {number: seat_view(seat, who, staff=staff) for number, seat in (item.get("seats") or {}).items()},
         "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
                                                                    "last_round", "cards_drawn", "burn_remaining")},
         "round_id": item.get("round_id"), "round_status": item.get("round_status"),
@@ -45,9 +45,11 @@ def table_wallet(table: dict[str, Any], player: str) -> dict[str, Any]:
     return {**base, "mode": "seamless", "operator": operator, "balance": balance, "currency": currency}
 
 
-def seat_view(seat: dict[str, Any], who: Identity) -> dict[str, Any]:
+def seat_view(seat: dict[str, Any], who: Identity, *, staff: bool) -> dict[str, Any]:
+    """A taken seat: who sits, their account kind and grace for the table's staff (``staff``);
+    to a player only whether it is theirs."""
     yours = who.role == "player" and seat.get("player") == who.subject
-    if who.role in STAFF:
+    if staff:
         return {"yours": False, **{k: seat[k] for k in ("player", "account_kind", "grace") if k in seat}}
     return {"yours": True, "player": who.subject} if yours else {"yours": False}
 
@@ -56,8 +58,13 @@ SUMMARY = ("round_id", "table_id", "game", "round_in_shoe", "status", "paused", 
            "last_round", "created_at", "closes_at")
 
 
-def round_summary(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: item.get(k) for k in SUMMARY}
+def round_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+    """A round's summary as ``who`` may read it: a pause's reason for the table's staff, its
+    code's words for everyone else (:func:`croupier.app.visibility.pause_reason`)."""
+    out = {k: item.get(k) for k in SUMMARY}
+    out["pause_reason"] = pause_reason(item, who)
+    out["pause_code"] = item.get("pause_code") if item.get("paused") else None
+    return out
 
 
 def round_view(round_id: str, who: Identity) -> dict[str, Any]:
@@ -68,9 +75,11 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     item = store.get(store.game_table(), store.round_key(round_id))
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
-    out = round_summary(item)
+    out = round_summary(item, who)
+    staff = staff_of(who, item["table_id"])
     out["seq"] = len(item.get("events") or [])  # the round's event count: its pushed events continue from here
     finished = item["status"] in ("settling", "settled")  # the dealer has played: every card is face up
+    engine = None
     if item["status"] not in ("betting", "closing"):
         engine = rebuild(item)
         hands = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
@@ -78,18 +87,18 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
         shown = {"kind": expected.kind, **{k: v for k, v in vars_of(expected).items() if k != "legal"}}
         if hasattr(expected, "legal"):
             shown["legal"] = sorted(expected.legal)
-        if who.role == "player":
-            own = {b["bet_id"] for b in player_bets(item, who.subject)}
+        if not staff:  # a player, or another table's console: only the caller's own bets and seat
+            own = {b["bet_id"] for b in player_bets(item, who.subject)} if who.role == "player" else set()
             hands = _players_hands(hands, who.subject, own)
             shown = _own_window(shown, own)
         out["hands"] = hands
         out["expected"] = shown
     if item.get("settlement") and finished:
         out["result"] = item["settlement"].get("hands")
-    if who.role in STAFF:  # the dealer's console shows the decisions and window closes as they happen
+    if staff:  # the table's console shows the decisions and window closes as they happen
         out["actions"] = [event for event in item.get("events", []) if "card" not in event]
-    if item.get("blocked") and who.role in STAFF:
-        out["blocked"] = item["blocked"]  # the card that paused the round, waiting for the supervisor's word
+    if item.get("blocked") and staff:  # the card that paused the round, waiting for the supervisor's word
+        out["blocked"] = blocked_view(item, engine if engine is not None else rebuild(item))
     if who.role in FINANCE:
         out["house_result"] = item.get("house_result")
     out["bets"] = player_bets(item, who.subject) if who.role == "player" else []

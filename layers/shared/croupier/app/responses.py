@@ -151,7 +151,9 @@ class RoundSummary(_Out):
     round_in_shoe: int
     status: Literal["betting", "closing", "playing", "settling", "settled", "voiding", "voided"]
     paused: bool
-    pause_reason: str | None
+    pause_reason: str | None = Field(description="the table's staff: why, with the card (\"??\" while face down), "
+                                                 "its scan id and log entry; everyone else: plain words")
+    pause_code: str | None = Field(default=None, description="a paused round: the pause's stable reason code")
     void_reason: str | None
     last_round: bool | None
     created_at: int = Field(description="ms since the epoch")

@@ -24,6 +24,7 @@ from ..shoe import Shoe
 from . import seamless, store, workflow
 from .config import settings
 from .errors import StateConflict
+from .visibility import pause_words
 
 T = TypeVar("T")
 BLACKJACK = ("deluxe-blackjack", "blackjack")
@@ -142,14 +143,17 @@ def mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, wake: bool =
 # --- pausing ---------------------------------------------------------------------------------
 
 
-def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None) -> bool:
+def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None, *,
+                 code: str) -> bool:
     """Mark a round paused (True), unless it is paused already or past pausing (False).
     ``blocked``: the device-log entry the round could not place, which the supervisor's resume
-    must say what became of."""
+    must say what became of. ``reason`` is the staff's (it may name a card, its scan and log
+    entry); ``code`` is the stable code whose words the players read (see
+    :data:`croupier.app.visibility.PAUSE_WORDS`)."""
     if rnd.get("paused") or rnd["status"] not in ("betting", "closing", "playing"):
         return False
     at = store.now_ms()
-    rnd.update(paused=True, pause_reason=reason, paused_at=at, blocked=blocked)
+    rnd.update(paused=True, pause_reason=reason, pause_code=code, paused_at=at, blocked=blocked)
     rnd.setdefault("history", []).append({"at": at, "pause": reason})
     return True
 
@@ -158,4 +162,5 @@ def require_playing(rnd: dict[str, Any]) -> None:
     if rnd["status"] != "playing":
         raise StateConflict(f"round {rnd['round_id']} is {rnd['status']}", reason="round-not-playing")
     if rnd.get("paused"):
-        raise StateConflict(f"round {rnd['round_id']} is paused: {rnd.get('pause_reason')}", reason="round-paused")
+        raise StateConflict(f"round {rnd['round_id']} is paused: {pause_words(rnd.get('pause_code'))}",
+                            reason="round-paused")  # whoever asked: no card, scan or log detail

@@ -152,7 +152,7 @@ def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, A
     def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
         if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")
                 and not _stale(rnd, seq) and expectation_key(rebuild(rnd).expected) == key
-                and pause_fields(rnd, "no card arrived in time")):
+                and pause_fields(rnd, "no card arrived in time", code="no-card-in-time")):
             return rnd
         return None
 
@@ -181,7 +181,7 @@ def fault(round_id: str, error: Any) -> dict[str, Any]:
         if rnd["status"] in ("betting", "closing"):
             rnd.update(status="voiding", void_reason=f"internal error: {cause}", paused=False)
             return None
-        return rnd if pause_fields(rnd, f"internal error: {cause}") else None
+        return rnd if pause_fields(rnd, f"internal error: {cause}", code="internal-error") else None
 
     paused = mutate(round_id, change, wake=False)
     if paused is not None:

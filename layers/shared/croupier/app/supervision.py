@@ -24,7 +24,7 @@ def pause(round_id: str, reason: str) -> dict[str, Any]:
         if rnd["status"] != "playing":
             raise StateConflict(f"round {round_id} is {rnd['status']}: only a round in play pauses",
                                 reason="not-pausable")
-        if not pause_fields(rnd, reason):
+        if not pause_fields(rnd, reason, code="supervisor"):
             raise StateConflict(f"round {round_id} is paused already: {rnd.get('pause_reason')}",
                                 reason="paused-already")
         return rnd
@@ -56,7 +56,7 @@ def resume_round(round_id: str, card: str | None = None) -> dict[str, Any]:
             items.append((table, int(table["version"])))
         elif card is not None:
             raise AppError("no card paused this round: resume without 'card'", reason="no-blocking-card")
-        rnd.update(paused=False, pause_reason=None, paused_at=None, expect_key=None, blocked=None)
+        rnd.update(paused=False, pause_reason=None, pause_code=None, paused_at=None, expect_key=None, blocked=None)
         rnd.setdefault("history", []).append({"at": store.now_ms(), "resume": True,
                                               **({"card": card, "log": blocked["n"]} if blocked else {})})
         holder["token"] = take_token(rnd)
