@@ -35,7 +35,7 @@ DEFAULT = PokDengRules()
 """The spec's five special combinations."""
 
 
-def rules_with(*combos: str, **overrides: Any) -> PokDengRules:
+def rules_with(*combos: str | dict[str, Any], **overrides: Any) -> PokDengRules:
     rules = load_rules("pok-deng", {"special_combinations": list(combos), **overrides})
     assert isinstance(rules, PokDengRules)
     return rules
@@ -530,3 +530,34 @@ def test_replay_of_a_pok_deng_transcript() -> None:
     })
     result = {b.id: (b.outcome, b.net) for b in replay(transcript).bets}
     assert result == {"lose2x": ("lose", -2000), "win": ("win", 2000), "pair": ("win", 1100)}
+
+
+# --- special combinations as table rules -----------------------------------------------------
+
+
+def test_a_combination_written_out_is_a_rule_over_ranks_and_suits() -> None:
+    rules = rules_with({"name": "black-sevens", "ranks": ["7", "K"], "same_suit": True}, "court-cards")
+    assert special_combination(rules, ["7S", "KS"]) == "black-sevens"
+    assert special_combination(rules, ["KD", "7D"]) == "black-sevens"
+    assert special_combination(rules, ["7S", "KH"]) is None
+    # 7-K suited (7 points) now ranks above a plain 7 and above court cards: 2:1 (+2000)
+    assert settle("7S KS", "JD QC", rules) == ("win", 2000, 2000, 4000)
+
+
+@pytest.mark.parametrize(
+    ("combos", "needle"),
+    [
+        ([{"name": "four-four", "ranks": ["4", "4"]}], "fits 4-4, a hand of 8 or 9 points"),
+        (["court-cards", "court-cards"], "distinct names"),
+        ([{"name": "bad", "ranks": ["Z", "4"]}], "ranks 'Z'"),
+        ([{"name": "Court Cards", "ranks": ["J", "Q"]}], "special_combinations.0.name"),
+        (["two-pictures"], "now lion-flush, special-pair, court-cards, ten-and-court, flush-worth-0"),
+        (["three-kings"], "unknown special combination 'three-kings'"),
+    ],
+)
+def test_bad_special_combinations_are_refused_clearly(combos: list[Any], needle: str) -> None:
+    from croupier.errors import RulesError
+
+    with pytest.raises(RulesError, match="special_combinations") as err:
+        load_rules("pok-deng", {"special_combinations": combos})
+    assert needle in str(err.value)
