@@ -34,7 +34,9 @@ def handle(record: DynamoDBRecord) -> dict[str, Any]:
         return {"events": 0}
     table_id = events[0]["table_id"]
     alerts.publish_all(events)
-    sent = push.fan_out(table_id, events)
+    # the message's id is the stream record's own (a retried record keeps it): unique per change,
+    # the same on every redelivery, and nothing of the events it carries
+    sent = push.fan_out(table_id, events, push.message_id(record.event_id or change.sequence_number))
     logger.debug("events", extra={"table_id": table_id, "types": [e["type"] for e in events], "slots": sent})
     return {"events": len(events), "slots": sent}
 

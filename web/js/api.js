@@ -72,6 +72,7 @@ export class Live {
     this.handlers = { onEvent, onSnapshot, onOpen };
     this.closed = false;
     this.retry = 500;
+    this.delivered = new Set();  // the ids of the messages received (a redelivery keeps its id)
     current = this;
     this.connect();
   }
@@ -90,8 +91,19 @@ export class Live {
       try { data = JSON.parse(message.data); } catch { return; }
       if (data.type === "subscribed") { showLive(this, true, "live"); this.handlers.onOpen(data); }
       else if (data.type === "snapshot") this.handlers.onSnapshot(data);
-      else if (data.type === "error") console.warn("push:", data.reason, data.message);
-      for (const event of data.events || []) this.handlers.onEvent(event);
+      else if (data.type === "error") {
+        console.warn("push:", data.reason, data.message);
+        if (data.reason === "expired-token") socket.close();  // connect again, with the session's token
+      }
+      if (data.id !== undefined) {
+        if (this.delivered.has(data.id)) return;  // the same message again: delivery is at least once
+        this.delivered.add(data.id);
+        if (this.delivered.size > 2000) this.delivered.delete(this.delivered.values().next().value);
+      }
+      // each event carries its delivery (message id and place): two changes that look the same are
+      // two events, a redelivered one is the same
+      (data.events || []).forEach((event, i) =>
+        this.handlers.onEvent(data.id !== undefined ? { ...event, delivery: `${data.id}#${i}` } : event));
     };
     socket.onclose = () => {
       showLive(this, false, this.closed ? "offline" : "reconnecting");

@@ -49,8 +49,8 @@ export class RoundState {
     }
     if (!this.view || event.round_id !== this.id) return;
     if (event.seq !== undefined) {
-      const key = JSON.stringify(event);
-      if (this.seen.has(key)) return;  // the same event again (a reconnect's overlap)
+      const key = event.delivery || JSON.stringify(event);
+      if (this.seen.has(key)) return;  // the same delivery again (a reconnect's overlap)
       this.seen.add(key);
       this.events.push(event);
       if (covered(event, this.view.seq)) return;  // already in the view

@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     """Slots a table's watchers are spread over: one push message (and function) per slot."""
     push_workers: int = Field(default=16, ge=1, le=128)
     """Connections a push function posts to at once."""
+    screens_can_close: bool = False
+    """The function's role may close WebSocket connections (``execute-api:ManageConnections`` on
+    ``DELETE/@connections/*``): a connection whose token expired is then closed, not only
+    forgotten (nothing is pushed to it and every message of it is refused either way)."""
     operator_wallets: str = "/croupier/dev/operators"
     """The SSM path of the operators' seamless wallets: ``{path}/{operator}`` is a SecureString
     holding the wallet's URL, signing secret and currency (:mod:`croupier.app.operators`)."""

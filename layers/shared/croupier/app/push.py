@@ -7,7 +7,10 @@ it is sent a snapshot of each table (the table, its round and its roads, as its 
 them), then every event of the table as it happens (:mod:`croupier.app.live`), in order: a
 message is ``{"id": ..., "events": [...]}``. Delivery is at least once (a push function that dies
 after posting is run again): a message delivered again has the same ``id``, and a screen drops a
-message whose ``id`` it has seen.
+message whose ``id`` it has seen. The id names the delivery, not its content: it is made once,
+where the message is produced (from the stream record's own id, which a retry of the record
+keeps), so two different changes never share one, and it is computed from nothing the recipient
+may not see (:func:`message_id`).
 
 The fan-out is built for thousands of screens per table. A table's watchers are spread over
 ``PUSH_SLOTS`` slots (by connection id). For each batch of a table's events the live function
@@ -16,16 +19,24 @@ slot's messages stay in order), and push functions post each slot's connections 
 each on its own threads. Nothing of this is on the game's path: a slow or gone screen never delays
 a round. A connection that is gone (410) is removed with its subscriptions.
 
-What a connection receives is what its role may see: ``public`` events to everyone, ``staff``
-events (the device log) to dealer consoles of that table, supervisors and operators, a player's
-own bets only to that player.
+What a connection receives is what its role may see (:mod:`croupier.app.visibility`): ``public``
+events to everyone, ``staff`` events (the device log) to dealer consoles of that table,
+supervisors and operators, a player's own bets only to that player.
+
+A connection is counted once per table however often it subscribes (the watch, its slot's count
+and the connection's list change in one transaction, only if it did not watch the table yet), it
+watches at most :data:`MAX_TABLES` tables, and it lives no longer than its token: past the token's
+expiry nothing more is pushed to it and it is closed, unless it sent a fresh token before
+(:func:`reauthenticate`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,15 +45,17 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from . import store
+from . import store, visibility
 from .config import settings
-from .errors import Forbidden, StateConflict
+from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
 
 SLOTS_DEFAULT = 8
 CONNECTION_HOURS = 2
 """API Gateway closes a WebSocket connection after two hours: its items expire then."""
 EVERY_TABLE = "*"
+MAX_TABLES = 50
+"""Tables one connection may watch (``"*"`` counts as one): the lobby's page watches up to 50."""
 _clients: dict[str, Any] = {}
 _pool: list[ThreadPoolExecutor] = []
 
@@ -91,12 +104,59 @@ def _connection_key(connection_id: str) -> dict[str, str]:
 # --- the WebSocket routes --------------------------------------------------------------------
 
 
-def connect(connection_id: str, who: Identity) -> None:
+def connect(connection_id: str, who: Identity, token_expires_at: int | None = None) -> None:
+    """Keep a connection that presented a valid token: who it is, and until when (the token's
+    ``exp``, seconds since the epoch; at most the connection's two hours)."""
     expires = int(time.time()) + CONNECTION_HOURS * 3600
     store.game_table().put_item(Item={
         **_connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
         "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
-        "connected_at": store.now_ms(), "expires_at": expires})
+        "connected_at": store.now_ms(), "expires_at": expires,
+        "token_expires_at": min(expires, int(token_expires_at or expires))})
+
+
+def token_expired(item: dict[str, Any], now: float | None = None) -> bool:
+    """Has the token of a connection (or of its watch item) expired? An item that names no
+    token expiry lives as long as the connection (``expires_at``)."""
+    until = item.get("token_expires_at", item.get("expires_at"))
+    return until is not None and int(until) <= int(now if now is not None else time.time())
+
+
+def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> int:
+    """A fresh token for a connection: the same subject, role and table (anything else is a
+    new connection's business), a later expiry for the connection and every watch of it.
+    Returns the new expiry."""
+    connection = _connection(connection_id)
+    known = identity_of(connection)
+    if (known.subject, known.role, known.table) != (who.subject, who.role, who.table):
+        raise Forbidden("this token is not the connection's (another subject, role or table): connect again",
+                        reason="not-this-connection")
+    until = min(int(connection["expires_at"]), int(token_expires_at))
+    slot = slot_of(connection_id, int(connection.get("slots") or settings().push_slots))
+    for table in connection.get("tables", []):
+        try:
+            store.game_table().update_item(Key=_watch_key(table, slot, connection_id),
+                                           UpdateExpression="SET token_expires_at = :u",
+                                           ConditionExpression="attribute_exists(pk)",
+                                           ExpressionAttributeValues={":u": until})
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+    store.game_table().update_item(Key=_connection_key(connection_id), UpdateExpression="SET token_expires_at = :u",
+                                   ExpressionAttributeValues={":u": until})
+    return until
+
+
+def close(connection_id: str, message: dict[str, Any] | None = None) -> None:
+    """Close a connection (its token expired): tell it why, forget it and its watches, and ask
+    API Gateway to close it when the role may (``SCREENS_CAN_CLOSE``)."""
+    if message is not None:
+        with contextlib.suppress(ClientError):
+            send(connection_id, message)
+    unsubscribe(connection_id)  # forgotten: nothing more is pushed to it, and its messages are refused
+    if settings().screens_can_close:
+        with contextlib.suppress(ClientError):  # gone already: forgotten all the same
+            _management().delete_connection(ConnectionId=connection_id)
 
 
 def _connection(connection_id: str) -> dict[str, Any]:
@@ -111,10 +171,56 @@ def identity_of(connection: dict[str, Any]) -> Identity:
                     connection.get("table"))
 
 
-def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
-    """Watch ``tables`` (``"*"``: every table, staff only). Returns the tables now watched."""
+def live_connection(connection_id: str) -> dict[str, Any]:
+    """The connection, if its token has not expired (else it is closed, and 401)."""
     connection = _connection(connection_id)
+    if token_expired(connection):
+        close(connection_id, {"type": "error", "reason": "expired-token",
+                              "message": "the token has expired: connect again with a fresh one"})
+        raise Unauthorized("the token has expired: connect again with a fresh one", reason="expired-token")
+    return connection
+
+
+MESSAGES_PER_SECOND = 5
+"""Messages one connection may send per second (a page sends one subscribe per connection)."""
+
+
+def admit(connection_id: str) -> None:
+    """Count one message of the connection in its current second; over
+    :data:`MESSAGES_PER_SECOND`, refused (``too-many-messages``) before anything is done."""
+    second = int(time.time())
+    table = store.game_table()
+    names = {"#w": "msg_second"}
+    try:
+        table.update_item(Key=_connection_key(connection_id), UpdateExpression="SET #w = :s, msg_count = :one",
+                          ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#w) OR #w <> :s)",
+                          ExpressionAttributeNames=names, ExpressionAttributeValues={":s": second, ":one": 1})
+        return
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+    try:
+        table.update_item(Key=_connection_key(connection_id), UpdateExpression="ADD msg_count :one",
+                          ConditionExpression="#w = :s AND msg_count < :max", ExpressionAttributeNames=names,
+                          ExpressionAttributeValues={":s": second, ":one": 1, ":max": MESSAGES_PER_SECOND})
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        _connection(connection_id)  # not known: say so
+        raise StateConflict(f"at most {MESSAGES_PER_SECOND} messages a second per connection: this one was not "
+                            "read; send it again in a moment", reason="too-many-messages") from None
+
+
+def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
+    """Watch ``tables`` (``"*"``: every table, staff only), each once however often it is asked
+    for, at most :data:`MAX_TABLES` in all. Returns the tables now watched."""
+    tables = list(dict.fromkeys(tables))
+    connection = live_connection(connection_id)
     who = identity_of(connection)
+    new = [t for t in tables if t not in connection.get("tables", [])]
+    if len(connection.get("tables", [])) + len(new) > MAX_TABLES:
+        raise StateConflict(f"a connection watches at most {MAX_TABLES} tables; this one watches "
+                            f"{len(connection.get('tables', []))}: unsubscribe some first", reason="too-many-tables")
     for table in tables:
         if table == EVERY_TABLE:
             if who.role not in ("supervisor", "operator"):
@@ -123,19 +229,36 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
             store.load_table(table)  # 404 for a table that does not exist
     slots = int(connection.get("slots") or settings().push_slots)
     slot = slot_of(connection_id, slots)
-    watched = list(dict.fromkeys([*connection.get("tables", []), *tables]))
-    for table in tables:
-        if table in connection.get("tables", []):
-            continue
-        store.game_table().put_item(Item={**_watch_key(table, slot, connection_id), "connection_id": connection_id,
-                                          "subject": who.subject, "role": who.role, "table": who.table,
-                                          "expires_at": int(connection["expires_at"])})
-        store.game_table().update_item(Key=_slots_key(table), UpdateExpression="ADD #s :one",
-                                       ExpressionAttributeNames={"#s": _slot_name(slot)},
-                                       ExpressionAttributeValues={":one": 1})
-    store.game_table().update_item(Key=_connection_key(connection_id), UpdateExpression="SET tables = :t",
-                                   ExpressionAttributeValues={":t": watched})
-    return watched
+    name = settings().game_table
+    for table in new:
+        # the watch, its slot's count and the connection's list go together, and only if the
+        # connection did not watch the table yet and watches fewer than MAX_TABLES: a request
+        # repeated, or two at once, count it once
+        try:
+            store.write([
+                {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)", "Item": {
+                    **_watch_key(table, slot, connection_id), "connection_id": connection_id,
+                    "subject": who.subject, "role": who.role, "account_kind": who.account_kind, "table": who.table,
+                    "expires_at": int(connection["expires_at"]),
+                    "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}}},
+                {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :one",
+                            "ExpressionAttributeNames": {"#s": _slot_name(slot)},
+                            "ExpressionAttributeValues": {":one": 1}}},
+                {"Update": {"TableName": name, "Key": _connection_key(connection_id),
+                            "UpdateExpression": "SET tables = list_append(tables, :t)",
+                            "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) "
+                                                   "AND size(tables) < :max",
+                            "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": MAX_TABLES}}}])
+        except store.Conflict:
+            now = store.get(store.game_table(), _connection_key(connection_id))
+            if now is None:
+                raise StateConflict("this connection is not known (connect again)", reason="no-connection") from None
+            if table not in now.get("tables", []) and len(now.get("tables", [])) >= MAX_TABLES:
+                raise StateConflict(f"a connection watches at most {MAX_TABLES} tables: unsubscribe some first",
+                                    reason="too-many-tables") from None
+            # else it watches the table already (another request of it was first)
+    after = store.get(store.game_table(), _connection_key(connection_id)) or {}
+    return list(after.get("tables", []))
 
 
 def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None:
@@ -186,30 +309,29 @@ def send(connection_id: str, message: dict[str, Any]) -> bool:
 
 
 def sees(event: dict[str, Any], watcher: dict[str, Any]) -> bool:
-    """Whether a watcher (a connection's role and subject) may receive the event."""
-    audience = event.get("audience", "public")
-    if audience == "public":
-        return True
-    if audience == "staff":
-        return _staff_of(watcher, event["table_id"])
-    return watcher.get("role") == "player" and watcher.get("subject") == event.get("player")
-
-
-def _staff_of(watcher: dict[str, Any], table_id: str) -> bool:
-    role = watcher.get("role")
-    return role in ("supervisor", "operator") or (role == "dealer" and watcher.get("table") == table_id)
+    """Whether a watcher (a connection's role, subject and table) may receive the event."""
+    return visibility.may_receive(event, visibility.watcher_identity(watcher))
 
 
 def shown(event: dict[str, Any], watcher: dict[str, Any]) -> dict[str, Any]:
-    """The event as the watcher receives it: without its staff-only fields, unless staff."""
-    hidden = event.get("staff_fields") or []
-    staff = _staff_of(watcher, event["table_id"])
-    return {k: v for k, v in event.items() if k != "staff_fields" and (staff or k not in hidden)}
+    """The event as the watcher receives it (:func:`croupier.app.visibility.event_for`)."""
+    return visibility.event_for(event, visibility.watcher_identity(watcher))
 
 
-def fan_out(table_id: str, events: list[dict[str, Any]]) -> int:
+def message_id(source: str | None) -> str:
+    """A message's id, made once where it is produced: from ``source``, the stream record's own
+    id (a retried record keeps it, so a redelivery keeps its id), hashed so that it says nothing
+    but itself; without one, a fresh random id. Never a digest of the events: the id must not
+    let a recipient test guesses about what was withheld from it."""
+    if not source:
+        return uuid.uuid4().hex[:20]
+    return hashlib.sha256(f"croupier-push\n{source}".encode()).hexdigest()[:20]
+
+
+def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None) -> int:
     """Hand a table's events to the push queue: one message per slot with watchers, for this
-    table and for the screens watching every table. Returns the messages sent."""
+    table and for the screens watching every table, each with the id ``message`` (see
+    :func:`message_id`; a fresh one if None). Returns the messages sent."""
     if not events or not settings().push_queue_url:
         return 0
     entries = []
@@ -218,9 +340,7 @@ def fan_out(table_id: str, events: list[dict[str, Any]]) -> int:
         for name, count in sorted(counts.items()):
             if name.startswith("slot") and int(count) > 0:
                 entries.append({"watched": watched, "slot": int(name[4:])})
-    text = json.dumps(events, sort_keys=True, default=str)
-    body = {"table_id": table_id, "id": hashlib.sha256(f"{table_id}\n{text}".encode()).hexdigest()[:20],
-            "events": events}
+    body = {"table_id": table_id, "id": message or message_id(None), "events": events}
     for start in range(0, len(entries), 10):
         batch = entries[start:start + 10]
         _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
@@ -240,7 +360,13 @@ def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]]
     if not _pool:
         _pool.append(ThreadPoolExecutor(settings().push_workers, thread_name_prefix="push"))
 
+    now = time.time()
+
     def one(watcher: dict[str, Any]) -> str:
+        if token_expired(watcher, now):  # its token ran out: nothing more for it, and it is closed
+            close(watcher["connection_id"], {"type": "error", "reason": "expired-token",
+                                             "message": "the token has expired: connect again with a fresh one"})
+            return "expired"
         mine = [shown(e, watcher) for e in events if sees(e, watcher)]
         if not mine:
             return "none"
@@ -250,4 +376,4 @@ def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]]
             return "failed"  # a screen that cannot take it now: it resyncs from the round's seq
 
     outcomes = list(_pool[0].map(one, watchers(watched, slot)))
-    return {k: outcomes.count(k) for k in ("sent", "gone", "failed", "none")}
+    return {k: outcomes.count(k) for k in ("sent", "gone", "failed", "none", "expired")}

@@ -4,17 +4,22 @@ snapshot of each, then its events (see :mod:`croupier.app.push`).
 ``$connect`` checks the token (``?token=`` in the URL: a browser cannot set headers on a
 WebSocket): on AWS a Cognito ID token of the user pool, checked against its keys; locally a token
 signed with the local key, as the REST API's gateway checks it. A refused connection is a 401 and
-stores nothing. Messages are JSON: ``{"action": "subscribe" | "unsubscribe", "tables": [...]}``;
-anything else is answered with ``{"type": "error", "reason", "message"}`` on the connection.
+stores nothing. Messages are JSON: ``{"action": "subscribe" | "unsubscribe", "tables": [...]}``
+(table ids as everywhere else, or ``"*"``), or ``{"action": "authenticate", "token": ...}``, a
+fresh token of the same subject, role and table before the connection's own expires (answered
+``{"type": "authenticated", "expires_at": ...}``); a connection whose token has expired is closed.
+A connection sends at most :data:`croupier.app.push.MESSAGES_PER_SECOND` messages a second and
+watches at most :data:`croupier.app.push.MAX_TABLES` tables. Anything else is answered with
+``{"type": "error", "reason", "message"}`` on the connection, and changes nothing.
 """
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from ..errors import CroupierError
 from ..rules import describe_validation_error
@@ -25,11 +30,28 @@ from .identity import Identity, from_claims, verify_local_token
 from .lobby import table_summary
 from .queries import round_view
 
+TableRef = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^(\*|[A-Za-z0-9_-]+)$")]
+"""A table id as the API takes it (1 to 40 of ``A-Z a-z 0-9 _ -``), or ``"*"``: every table."""
+
 
 class Message(BaseModel):
+    """Subscribe to tables, or stop watching them."""
+
     model_config = ConfigDict(extra="forbid")
     action: Literal["subscribe", "unsubscribe"]
-    tables: list[str] = Field(min_length=1, max_length=50)
+    tables: list[TableRef] = Field(min_length=1, max_length=push.MAX_TABLES)
+
+
+class Authenticate(BaseModel):
+    """A fresh token for the connection (the same subject, role and table)."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["authenticate"]
+    token: str = Field(min_length=1, max_length=8192)
+
+
+_MESSAGE: TypeAdapter[Message | Authenticate] = TypeAdapter(
+    Annotated[Message | Authenticate, Field(discriminator="action")])
 
 
 @lru_cache(maxsize=1)
@@ -41,11 +63,25 @@ def _cognito_keys() -> Any:
 
 def identify(token: str | None) -> Identity:
     """Who is connecting, from the token in the URL (401 if it is missing or not valid)."""
+    return identify_token(token)[0]
+
+
+def identify_token(token: str | None) -> tuple[Identity, int]:
+    """Who the token names and when it expires (its ``exp``), or 401."""
+    claims = _claims(token)
+    try:
+        expires = int(claims["exp"])
+    except (KeyError, TypeError, ValueError):
+        raise Unauthorized("the token names no expiry", reason="bad-token") from None
+    return from_claims(claims), expires
+
+
+def _claims(token: str | None) -> dict[str, Any]:
     if not token:
         raise Unauthorized("a token is required: connect with ?token=<your token>", reason="no-token")
     config = settings()
     if config.jwt_secret:
-        return from_claims(verify_local_token(config.jwt_secret, token))
+        return verify_local_token(config.jwt_secret, token)
     if not config.cognito_issuer:
         raise Unauthorized("tokens cannot be checked: no user pool is configured", reason="bad-token")
     import jwt
@@ -58,7 +94,7 @@ def identify(token: str | None) -> Identity:
         raise Unauthorized(f"the token is not valid: {exc}", reason="bad-token") from exc
     if claims.get("token_use") != "id":
         raise Unauthorized("connect with an ID token of the user pool", reason="bad-token")
-    return from_claims(claims)
+    return claims
 
 
 def route(event: dict[str, Any]) -> dict[str, Any]:
@@ -68,27 +104,33 @@ def route(event: dict[str, Any]) -> dict[str, Any]:
     kind = context.get("eventType")
     if kind == "CONNECT":
         try:
-            who = identify((event.get("queryStringParameters") or {}).get("token"))
+            who, expires = identify_token((event.get("queryStringParameters") or {}).get("token"))
         except CroupierError as exc:
             return {"statusCode": 401, "body": json.dumps({"error": {"reason": exc.reason, "message": str(exc)}})}
-        push.connect(connection_id, who)
+        push.connect(connection_id, who, expires)
         return {"statusCode": 200}
     if kind == "DISCONNECT":
         push.unsubscribe(connection_id)
         return {"statusCode": 200}
     try:
-        message = Message.model_validate_json(event.get("body") or "")
-        if message.action == "subscribe":
+        push.admit(connection_id)  # at most a few messages a second per connection
+        message = _MESSAGE.validate_json(event.get("body") or "")
+        if isinstance(message, Authenticate):
+            who, expires = identify_token(message.token)
+            until = push.reauthenticate(connection_id, who, expires)
+            push.send(connection_id, {"type": "authenticated", "expires_at": until})
+        elif message.action == "subscribe":
             watched = push.subscribe(connection_id, message.tables)
             push.send(connection_id, {"type": "subscribed", "tables": watched, "connection_id": connection_id})
             connection = store.get(store.game_table(), {"pk": f"CONN#{connection_id}", "sk": "META"})
             if connection is None:  # it disconnected meanwhile (a browser leaving the page): nobody to answer
                 return {"statusCode": 200}
             who = push.identity_of(connection)
-            for table_id in message.tables:
+            for table_id in dict.fromkeys(message.tables):
                 if table_id != push.EVERY_TABLE:
                     push.send(connection_id, snapshot(table_id, who))
         else:
+            push.live_connection(connection_id)
             push.unsubscribe(connection_id, message.tables)
             push.send(connection_id, {"type": "unsubscribed", "tables": message.tables})
     except ValidationError as exc:

@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 ACCOUNT = "123456789012"
+MAX_MESSAGE = 128 * 1024
 
 
 class LocalScreens:
@@ -166,7 +167,10 @@ class ScreensServer:
     def start(self) -> ScreensServer:
         from websockets.sync.server import serve
 
-        server = serve(self._connection, "127.0.0.1", self.port, process_request=self._handshake)
+        # API Gateway takes a WebSocket message of up to 128 KB (frames of 32 KB): a larger one closes
+        # the connection (1009), as here
+        server = serve(self._connection, "127.0.0.1", self.port, process_request=self._handshake,
+                       max_size=MAX_MESSAGE)
         threading.Thread(target=server.serve_forever, name="croupier-local-screens", daemon=True).start()
         manage = ThreadingHTTPServer(("127.0.0.1", self.manage_port), _management_handler(self))
         manage.daemon_threads = True
@@ -229,7 +233,7 @@ class ScreensServer:
         field = self.selection.rsplit(".", 1)[-1]
         try:
             key = json.loads(text).get(field)
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, nested too deep
             key = None
         return key if isinstance(key, str) and key in self.routes else "$default"
 
