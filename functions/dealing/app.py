@@ -1,16 +1,18 @@
-"""Dealing: card-reader and dealer-console events from the table bus, via a FIFO queue (in order).
+"""Dealing: card-reader and dealer-console events from the table bus, via a standard queue.
 
 Each event is recorded in its table's device log, then the table takes what it can
-(croupier.app.dealing). A malformed event, or one a device sent for another table, is refused and
-logged (it would never succeed on a retry); a failure of the store is reported back so that the
-queue redelivers the event and the ones after it, in order.
+(croupier.app.dealing). The queue keeps no order and may deliver an event twice: a reader's events
+enter the log in the reader's own numbering (``seq``), and each is recorded once (its scan id). A
+malformed event, or one a device sent for another table, is refused and logged (it would never
+succeed on a retry); a failure of the store is reported back so that the queue redelivers that
+event alone: no other event, of its table or another, waits for it.
 """
 
 import json
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -21,7 +23,7 @@ from croupier.errors import CroupierError
 logger = Logger()
 tracer = Tracer()
 metrics = Metrics()
-processor = SqsFifoPartialProcessor(skip_group_on_error=True)  # a failed table holds back only its own events
+processor = BatchProcessor(event_type=EventType.SQS)  # a failed event is redelivered alone
 
 
 def handle(record: SQSRecord) -> dict[str, Any]:

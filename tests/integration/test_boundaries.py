@@ -36,7 +36,7 @@ from botocore.exceptions import ClientError
 from croupier.app import store
 from croupier.app.config import settings
 from croupier.app.identity import issue_local_token
-from croupier.local.client import ApiError, TableDevices, wait_until
+from croupier.local.client import ApiError, TableDevices, reader_seq, wait_until
 from croupier.local.stack import LocalStack
 
 from .conftest import Harness
@@ -1216,8 +1216,9 @@ def source(device: str, detail: Any, arena: Arena) -> str:
 
 
 def _card(arena: Arena, table: str, card: Any = "5S", **extra: Any) -> dict[str, Any]:
+    """A scan refused before it is recorded: its reader's number (1) is never used."""
     return {"table_id": arena.names[table], "reader_id": f"reader-{arena.names[table]}",
-            "scan_id": uuid.uuid4().hex[:16], "card": card, **extra}
+            "scan_id": uuid.uuid4().hex[:16], "card": card, "seq": 1, **extra}
 
 
 BAD_CARDS = ["10H", "td", "Td", "tD", "T", "TDX", "", " TD", "TD ", "XX", "1S", "0H", "AZ", "JK", "🂡", "T\u0000",
@@ -1333,7 +1334,8 @@ def _events_the_table_cannot_take(h: Harness, tap: EventTap, listening: Any) -> 
     ]
     for table, device, detail_type, extra, state, why in cases:
         before = world.take()
-        readers = {"reader_id": f"reader-{table}"} if device == READER else {}
+        readers = {"reader_id": f"reader-{table}",
+                   "seq": reader_seq(table, f"reader-{table}", extra["scan_id"])} if device == READER else {}
         detail = {"table_id": table, **readers, **extra}
         outcome = tap.send(f"{device}.{table}", detail_type, detail)
         assert outcome.get("recorded") not in (None, "refused", "duplicate"), outcome
@@ -1533,7 +1535,9 @@ def test_a_redelivered_card_scan_changes_nothing_once_the_round_moved_on(arena: 
     before = world.take()
     try:
         outcome = tap.send(f"{READER}.{table}", "card-scanned", {"table_id": table, "reader_id": f"reader-{table}",
-                                                                 "scan_id": scans[-1], "card": "7C"})  # again
+                                                                 "scan_id": scans[-1], "card": "7C",
+                                                                 "seq": reader_seq(table, f"reader-{table}",
+                                                                                   scans[-1])})  # again
         assert outcome["recorded"] == "duplicate" and outcome["taken"] == 0, outcome
         assert_unchanged(before, world.take(), "a redelivered scan")
     finally:

@@ -32,7 +32,7 @@ from croupier.app import bets, dealing, rounds, steps, store, tables, tasks, wor
 from croupier.app import decisions as deciding
 from croupier.app.audit import run_audit
 from croupier.app.engine import bet_from_item, rebuild
-from croupier.local.client import wait_until
+from croupier.local.client import reader_seq, wait_until
 from croupier.local.stack import LocalStack
 from tests.integration.conftest import TIMERS, Harness, h  # noqa: F401 (the fixture)
 
@@ -222,7 +222,9 @@ _counter = itertools.count(1)
 
 def device_event(kind: str, detail: dict[str, Any], once: str | None = None) -> dict[str, Any]:
     """A device event as the dealing function records it (``once``: its scan id, else a fresh
-    bus event id)."""
+    bus event id); a reader's event numbered as its reader numbers it, unless it says."""
+    if kind in dealing.READER_EVENTS and "seq" not in detail:
+        detail = {**detail, "seq": reader_seq(detail["table_id"], detail["reader_id"], detail.get("scan_id"))}
     return dealing.record(kind, detail, once or detail.get("scan_id") or f"event:{uuid.uuid4().hex}")
 
 

@@ -20,7 +20,7 @@ def _event(source: str, detail_type: str, detail: dict[str, Any]) -> dict[str, A
             "time": "2026-12-01T00:00:00Z", "region": "us-east-1", "resources": [], "detail": detail}
 
 
-CARD = {"table_id": "bac-1", "reader_id": "r-1", "scan_id": "s-1", "card": "TD"}
+CARD = {"table_id": "bac-1", "reader_id": "r-1", "scan_id": "s-1", "seq": 1, "card": "TD"}
 
 
 @pytest.mark.parametrize("policy,device", [("CardReaderPolicy", READER), ("DealerConsolePolicy", CONSOLE)])
@@ -36,10 +36,26 @@ def test_a_device_policy_allows_only_its_own_tables_source_and_its_own_kinds(pol
     assert condition["Null"] == {"aws:PrincipalTag/croupier-table": "false"}  # an untagged principal gets nothing
 
 
-def test_the_bus_rule_takes_only_the_devices_sources_and_groups_them_by_table() -> None:
+def test_the_bus_rule_takes_only_the_devices_sources_into_a_standard_queue() -> None:
+    """No order is asked of the transport (a reader numbers its events): a standard queue, no
+    message group (a rule target's MessageGroupId is a fixed string on AWS), and what the bus
+    cannot deliver kept in a queue of its own."""
     rule = RESOURCES["TableEventsRule"]["Properties"]
     assert rule["EventPattern"] == {"source": [{"prefix": f"{READER}."}, {"prefix": f"{CONSOLE}."}]}
-    assert rule["Targets"][0]["SqsParameters"]["MessageGroupId"] == "$.detail.table_id"
+    (target,) = rule["Targets"]
+    assert "SqsParameters" not in target and target["Arn"] == {"Fn::GetAtt": ["TableEventsQueue", "Arn"]}
+    assert target["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["TableEventsUndeliveredQueue", "Arn"]}}
+    assert "FifoQueue" not in RESOURCES["TableEventsQueue"]["Properties"]
+
+
+def test_a_reader_event_carries_the_readers_number() -> None:
+    without = {k: v for k, v in CARD.items() if k != "seq"}
+    with pytest.raises(BadEvent, match="seq"):
+        parse_event(_event(source_of(READER, "bac-1"), "card-scanned", without))
+    for bad in (0, -1, "3", 1.5, 10**12):
+        with pytest.raises(BadEvent, match="seq"):
+            parse_event(_event(source_of(READER, "bac-1"), "card-scanned", {**CARD, "seq": bad}))
+    assert parse_event(_event(source_of(READER, "bac-1"), "card-scanned", {**CARD, "seq": 7}))[2].seq == 7  # type: ignore[attr-defined]
 
 
 def test_pauses_and_cards_no_round_took_raise_alarms_an_operator_can_route() -> None:

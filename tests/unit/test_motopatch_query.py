@@ -1,4 +1,4 @@
-"""The local stack's moto answers a query from the asked partition alone (motopatch 6): the same
+"""The local stack's moto answers a query from the asked partition alone (motopatch 5): the same
 items, in the same order, page by page, as DynamoDB's query; an index's query still finds its
 items across every partition."""
 

@@ -211,7 +211,7 @@ def device_log(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             raise store.Conflict("changed meanwhile")
 
     monkeypatch.setattr(store, "settings", lambda: SimpleNamespace(game_table="game"))
-    monkeypatch.setattr(store, "log_count", lambda table_id: log["count"][0])
+    monkeypatch.setattr(store, "log_head", lambda table_id: {"count": log["count"][0]} if log["count"][0] else {})
     monkeypatch.setattr(store, "once_marker", lambda table_id, key: log["marker"])
     monkeypatch.setattr(store, "write", write)
     return log

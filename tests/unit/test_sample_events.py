@@ -91,7 +91,8 @@ def test_sample_event_is_well_formed(path: Path) -> None:
             event_id, detail_type, detail = parse_event(body)
             assert event_id and detail_type and detail.table_id
             assert body["source"].endswith("." + detail.table_id)
-            assert record["attributes"]["MessageGroupId"] == detail.table_id  # one ordered group per table
+            assert "MessageGroupId" not in record["attributes"]  # a standard queue: the reader's seq orders
+            assert record["eventSourceARN"].endswith(":dev-croupier-table-events")
     elif kind == "round":
         assert RoundTask.model_validate(event).round_id
     else:

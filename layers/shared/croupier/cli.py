@@ -33,6 +33,13 @@ def _looks(value: str) -> int:
     return int(value)
 
 
+def _positive_seq(value: str) -> int:
+    """``--seq``: a reader's event number, a whole number from 1."""
+    if not value.isdigit() or not 1 <= int(value) < 10**12:
+        raise argparse.ArgumentTypeError(f"{value!r}: a reader's event number is a whole number from 1")
+    return int(value)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from .transcript import Transcript, replay
 
@@ -103,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "what became of it in the table's device log.")
     dv.add_argument("--table", required=True, help="the table's id")
     dv.add_argument("--reader", default=None, help="the card reader's id (default: the one registered for the table)")
+    dv.add_argument("--seq", type=_positive_seq, default=None, metavar="N",
+                    help="the reader's number for its first event here (default: one past the last the table has)")
     dv.add_argument("--stack", default=None, help="an AWS CloudFormation stack: its bus and game table")
     dv.add_argument("--bus", default=None, help="an AWS event bus name (instead of --stack)")
     dv.add_argument("--game-table", default=None, help="with --bus: the game table, to follow each event")

@@ -5,10 +5,12 @@ shows zero (Pok Deng: during the countdown), whatever step the software is in. S
 steps, each safe to repeat:
 
 1. :func:`record` — every event of the table's card reader and dealer console (a scan, a failed
-   scan, the cut card, a shuffle, a confirmed burn) is appended to the table's **device log** the
-   moment it arrives, in the order the table's queue delivers it, in one transaction with its
-   once-only marker (the scan id, or the bus event's id): before, and whatever, any round can do
-   with it. Nothing a device sends is dropped: what cannot be used is kept and said.
+   scan, the cut card, a shuffle, a confirmed burn) is recorded the moment it arrives, in one
+   transaction with its once-only marker (the scan id, or the bus event's id): before, and
+   whatever, any round can do with it. A card reader numbers its events (``seq``), and they enter
+   the table's **device log** in the reader's order, however the bus and the queue deliver them:
+   one that comes before an earlier one waits, recorded, for it. Nothing a device sends is
+   dropped: what cannot be used is kept and said.
 2. :func:`drain` — the log is taken in order, from the table's cursor (``log_taken``), as far as
    the table can take it now: burn cards go to the shoe, round cards to the hand the round's
    engine expects next. An entry the round is not ready for yet (betting closing, a paused round,
@@ -69,7 +71,15 @@ def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
             entry[name] = detail[name]
     if kind == "scan-failed":
         entry["scan_failure"] = detail.get("reason")  # the reader's word; ``reason`` is a refusal's
-    n = store.record_device_event(table_id, once, entry)
+    seq = (str(reader), int(detail["seq"])) if kind in READER_EVENTS else None
+    if seq is not None:
+        entry["seq"] = seq[1]
+    n = store.record_device_event(table_id, once, entry, seq)
+    if n == 0:
+        # an earlier event of its reader has not come yet: it waits, recorded, and goes into the
+        # log with it (a card that never comes leaves the round waiting for its card, whose timer
+        # pauses it)
+        return {"recorded": "waiting", "taken": 0}
     if n is None:
         # delivered again: the first delivery recorded it, and may have died before it drained
         # or woke the round's workflow
@@ -233,6 +243,12 @@ def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
     if rnd is not None and (rnd["status"] == "closing" or rnd.get("paused")):
         return False  # the close (or the supervisor) comes first; then the log is taken again
     kind = entry["kind"]
+    if entry.get("out_of_sequence"):  # a number the reader used before, for another scan
+        if kind == "card-scanned":
+            return _refused(step, entry, str(entry["out_of_sequence"]))
+        step.done(entry, state="refused", reason=str(entry["out_of_sequence"]))
+        step.tell("refused", entry, str(entry["out_of_sequence"]))
+        return True
     if kind == "card-scanned":
         return _card(step, entry)
     if kind == "scan-failed":

@@ -5,8 +5,13 @@ the device and its table — ``croupier.card-reader.{table}`` or ``croupier.deal
 — whose ``detail-type`` names the event and whose ``detail`` is one of the models below. The
 source is what AWS checks: a device's IAM principal is tagged with its table, and the managed
 policies in ``template.yaml`` let it put events only with its own table's source and its own kind
-of events. An event whose detail names another table than its source is refused. The bus delivers
-the events to a FIFO queue (one ordered group per table) and the dealing function records them.
+of events. An event whose detail names another table than its source is refused.
+
+The order of a table's cards rests on the card reader, not on the transport: EventBridge does not
+keep the order of separate ``PutEvents`` calls, and the queue behind it is a standard queue, which
+may deliver out of order and twice. Each reader event carries ``seq``, the reader's own number of
+it (1, 2, 3 …), and the device log takes a reader's events in that order
+(:func:`croupier.app.store.record_device_event`).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from ..cards import parse_card
 from ..errors import CardError, CroupierError
@@ -25,6 +30,9 @@ READER, CONSOLE = "croupier.card-reader", "croupier.dealer-console"
 """A device's source is one of these, a dot and its table's id."""
 KINDS = {READER: ("card-scanned", "scan-failed", "cut-card"), CONSOLE: ("shoe-shuffled", "burn-done")}
 _id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+MAX_SEQ = 10**12 - 1
+"""A card reader's events are numbered up to this (twelve digits: centuries of scans at three a
+second)."""
 
 
 class _Detail(BaseModel):
@@ -32,9 +40,14 @@ class _Detail(BaseModel):
     table_id: StrictStr = Field(min_length=1, max_length=40)
 
 
-class CardScanned(_Detail):
+class _ReaderDetail(_Detail):
     reader_id: StrictStr = _id
     scan_id: StrictStr = _id
+    seq: StrictInt = Field(ge=1, le=MAX_SEQ, description="the reader's own number of this event: 1, 2, 3 …, "
+                                                         "consecutive for as long as it is registered")
+
+
+class CardScanned(_ReaderDetail):
     card: StrictStr
 
     @field_validator("card")
@@ -46,15 +59,12 @@ class CardScanned(_Detail):
             raise ValueError(str(exc)) from exc
 
 
-class ScanFailed(_Detail):
-    reader_id: StrictStr = _id
-    scan_id: StrictStr = _id
+class ScanFailed(_ReaderDetail):
     reason: StrictStr = Field(default="unreadable", max_length=200)
 
 
-class CutCard(_Detail):
-    reader_id: StrictStr = _id
-    scan_id: StrictStr = _id
+class CutCard(_ReaderDetail):
+    pass
 
 
 class ShoeShuffled(_Detail):

@@ -442,46 +442,147 @@ def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[s
 # --- the device log ----------------------------------------------------------------------------
 
 
+def log_head(table_id: str) -> dict[str, Any]:
+    """The device log's head: its length ``count`` and, per card reader, the number ``seqs`` of the
+    last of its events placed in the log (an empty head for a table that has logged nothing)."""
+    return get(game_table(), {"pk": log_pk(table_id), "sk": "HEAD"}) or {}
+
+
 def log_count(table_id: str) -> int:
-    head = get(game_table(), {"pk": log_pk(table_id), "sk": "HEAD"})
-    return int(head["count"]) if head else 0
+    return int(log_head(table_id).get("count", 0))
 
 
 def once_marker(table_id: str, key: str) -> dict[str, Any] | None:
-    """The marker of a device event recorded before (its log position ``n``), if any."""
+    """The marker of a device event recorded before (its log position ``n``; 0 while it waits for
+    an earlier event of its reader), if any."""
     return get(game_table(), once_key(table_id, key))
 
 
-def record_device_event(table_id: str, key: str, entry: dict[str, Any]) -> int | None:
-    """Append ``entry`` to the table's device log, exactly once per ``key`` (a scan id, or the bus
-    event's id): the entry, its once-only marker and the log's new length in one transaction.
-    Returns the entry's position, or None when ``key`` was recorded before (a duplicate)."""
+def waiting_key(table_id: str, reader: str, seq: int) -> dict[str, str]:
+    """Where a card reader's event waits for the earlier ones of its reader (outside the log's
+    partition: the live function, which reads the log's stream, never sees it)."""
+    return {"pk": f"WAITING#{table_id}", "sk": f"{reader}#{seq:012d}"}
+
+
+def waiting_events(table_id: str) -> list[dict[str, Any]]:
+    """The reader events recorded but not yet in the log, each waiting for an earlier one of its
+    reader, in each reader's order."""
+    return list(query_all(game_table(), KeyConditionExpression="pk = :p",
+                          ExpressionAttributeValues={":p": f"WAITING#{table_id}"}, ConsistentRead=True))
+
+
+def record_device_event(table_id: str, key: str, entry: dict[str, Any],
+                        seq: tuple[str, int] | None = None) -> int | None:
+    """Record ``entry`` of a table's device exactly once per ``key`` (a scan id, or the bus event's
+    id). Returns its log position, 0 when it waits for an earlier event of its reader, or None when
+    ``key`` was recorded before (a duplicate).
+
+    ``seq``: ``(reader, number)`` of a card reader's event. A reader numbers its events 1, 2, 3 …
+    and the log takes them in that order, whatever order they arrive in: the next number goes into
+    the log at once, with every later one that was waiting for it; a later one waits (recorded,
+    with its once-only marker) until the numbers before it have come; a number already placed,
+    under another key, goes into the log marked ``out_of_sequence`` (the dealing refuses it). An
+    event without ``seq`` (the dealer console's) is appended as it arrives."""
     name = settings().game_table
 
     def attempt() -> int | None:
-        n = log_count(table_id) + 1
-        at = int(entry["at"])
-        head = ({"ConditionExpression": "attribute_not_exists(pk)"} if n == 1 else
-                {"ConditionExpression": "#c = :before", "ExpressionAttributeNames": {"#c": "count"},
-                 "ExpressionAttributeValues": {":before": n - 1}})
-        ops = [
+        head = log_head(table_id)
+        placed = dict(head.get("seqs") or {})
+        if seq is not None:
+            reader, number = seq
+            last = int(placed.get(reader, 0))
+            if number > last + 1:
+                return _wait(table_id, key, entry, reader, number)
+            if number <= last:
+                entry["out_of_sequence"] = f"reader {reader}'s event #{number} comes after its #{last}"
+            else:
+                placed[reader] = number
+        n = _append(table_id, head, placed, [
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**once_key(table_id, key), "n": n, "at": at,
-                              "expires_at": at // 1000 + ONCE_MARKER_DAYS * 86400}}},
-            {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**log_entry_key(table_id, n), **entry, "n": n, "key": key}}},
-            {"Put": {"TableName": name, "Item": {"pk": log_pk(table_id), "sk": "HEAD", "count": n}, **head}},
-        ]
-        try:
-            write(ops)
-        except Conflict:
-            if once_marker(table_id, key) is not None:
-                return None
-            raise _Moved from None  # another event of the table took position n first: the next one
+                     "Item": {**once_key(table_id, key), "n": int(head.get("count", 0)) + 1, "at": int(entry["at"]),
+                              "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}}], entry, key)
+        if n is None:
+            return None
+        if seq is not None and placed.get(seq[0]) == seq[1]:
+            _take_waiting(table_id, seq[0], seq[1] + 1)
         return n
 
     return until_it_wins(attempt, lost=_Moved, attempts=20,
                          busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
+
+
+def _append(table_id: str, head: dict[str, Any], placed: dict[str, int], extra: list[dict[str, Any]],
+            entry: dict[str, Any], key: str) -> int | None:
+    """Append ``entry`` at the log's next position, on the head as read, with ``extra`` in the same
+    transaction; None when ``key``'s once-only marker was there first."""
+    name = settings().game_table
+    before = int(head.get("count", 0))
+    n = before + 1
+    condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if not head else
+                 {"ConditionExpression": "#c = :before", "ExpressionAttributeNames": {"#c": "count"},
+                  "ExpressionAttributeValues": {":before": before}})
+    new_head: dict[str, Any] = {"pk": log_pk(table_id), "sk": "HEAD", "count": n}
+    if placed:
+        new_head["seqs"] = placed
+    try:
+        write([*extra,
+               {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                        "Item": {**log_entry_key(table_id, n), **entry, "n": n, "key": key}}},
+               {"Put": {"TableName": name, "Item": new_head, **condition}}])
+    except Conflict:
+        if once_marker(table_id, key) is not None and not any("Delete" in op for op in extra):
+            return None
+        raise _Moved from None  # another event of the table took position n first: the next one
+    return n
+
+
+def _wait(table_id: str, key: str, entry: dict[str, Any], reader: str, number: int) -> int | None:
+    """Keep a reader's event that came before an earlier one of its reader, on condition that the
+    earlier ones are still missing (else the caller reads the head again and appends it)."""
+    name = settings().game_table
+    try:
+        write([
+            {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                     "Item": {**once_key(table_id, key), "n": 0, "seq": number, "at": int(entry["at"]),
+                              "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}},
+            {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                     "Item": {**waiting_key(table_id, reader, number), "entry": entry, "key": key}}},
+            {"ConditionCheck": {"TableName": name, "Key": {"pk": log_pk(table_id), "sk": "HEAD"},
+                                "ConditionExpression": "attribute_not_exists(pk) OR attribute_not_exists(seqs.#r) "
+                                                       "OR seqs.#r < :before",
+                                "ExpressionAttributeNames": {"#r": reader},
+                                "ExpressionAttributeValues": {":before": number - 1}}}])
+    except Conflict:
+        if once_marker(table_id, key) is not None:
+            return None
+        raise _Moved from None  # the events before it came meanwhile: it goes into the log now
+    return 0
+
+
+def _take_waiting(table_id: str, reader: str, number: int) -> None:
+    """Move the reader's events that waited for the one just placed into the log, in order, each in
+    one transaction with its marker (whoever comes first moves each one; the others find it gone)."""
+    name = settings().game_table
+    for _ in range(LOG_BATCH * 20):  # a bound, never reached: each pass moves one event, or returns
+        waiting = get(game_table(), waiting_key(table_id, reader, number))
+        if waiting is None:
+            return
+        head = log_head(table_id)
+        placed = dict(head.get("seqs") or {})
+        if int(placed.get(reader, 0)) != number - 1:
+            return  # another caller moved it (and goes on with the next)
+        placed[reader] = number
+        n = int(head.get("count", 0)) + 1
+        try:
+            _append(table_id, head, placed, [
+                {"Delete": {"TableName": name, "Key": waiting_key(table_id, reader, number),
+                            "ConditionExpression": "attribute_exists(pk)"}},
+                {"Update": {"TableName": name, "Key": once_key(table_id, str(waiting["key"])),
+                            "UpdateExpression": "SET n = :n", "ExpressionAttributeValues": {":n": n}}}],
+                plain(waiting["entry"]), str(waiting["key"]))
+        except _Moved:
+            continue  # read it all again
+        number += 1
 
 
 def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, Any]]:

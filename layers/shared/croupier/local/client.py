@@ -58,19 +58,50 @@ class Client:
         return self.call("POST", path, body if body is not None else {}, **kw)
 
 
-class TableDevices:
-    """The table's card reader and dealer console, putting events on the table bus."""
+_READER_SEQS: dict[tuple[str, str], int] = {}
+_SCAN_SEQS: dict[tuple[str, str], int] = {}
+_READER_SEQS_LOCK = threading.Lock()
 
-    def __init__(self, bus: str, table_id: str, reader_id: str) -> None:
+
+def reader_seq(table_id: str, reader_id: str, scan_id: str | None = None) -> int:
+    """The number a table's reader gives its next event, counted in this process per reader of a
+    table (one local stack a process). An event sent again (the same ``scan_id``) keeps the number
+    it had, as a reader's retry does."""
+    with _READER_SEQS_LOCK:
+        if scan_id is not None and (table_id, scan_id) in _SCAN_SEQS:
+            return _SCAN_SEQS[(table_id, scan_id)]
+        key = (table_id, reader_id)
+        _READER_SEQS[key] = number = _READER_SEQS.get(key, 0) + 1
+        if scan_id is not None:
+            _SCAN_SEQS[(table_id, scan_id)] = number
+        return number
+
+
+class TableDevices:
+    """The table's card reader and dealer console, putting events on the table bus. The reader
+    numbers its events (``seq``: 1, 2, 3 …) as a real one does, one count per reader of a table
+    in this process, whichever :class:`TableDevices` sends them; ``next_seq`` starts it elsewhere
+    (the count of a reader that sent events before, read from the table)."""
+
+    def __init__(self, bus: str, table_id: str, reader_id: str, *, next_seq: int | None = None) -> None:
         import boto3
 
         self.events = boto3.session.Session().client("events")  # its own session: tables may start in parallel
         self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
         self.sent = 0
         self.last_event_id = ""
+        self.last_seq = 0
+        if next_seq is not None:
+            with _READER_SEQS_LOCK:
+                _READER_SEQS[(table_id, reader_id)] = next_seq - 1
 
     def send(self, device: str, detail_type: str, detail: dict[str, Any]) -> None:
-        """Put one event of ``device`` (the reader or the console) on the bus, with its table's source."""
+        """Put one event of ``device`` (the reader or the console) on the bus, with its table's
+        source; a reader's event gets the reader's number unless it has one (:func:`reader_seq`)."""
+        if device == READER and "seq" not in detail:
+            detail = {**detail, "seq": reader_seq(self.table_id, self.reader_id, detail.get("scan_id"))}
+        if device == READER:
+            self.last_seq = int(detail["seq"])
         entry = {"Source": source_of(device, self.table_id), "DetailType": detail_type, "EventBusName": self.bus,
                  "Detail": json.dumps({"table_id": self.table_id, **detail})}
         response = self.events.put_events(Entries=[entry])

@@ -110,8 +110,7 @@ class Redeliveries:
         event = {"version": "0", "id": event_id, "detail-type": detail_type, "source": devices.source_for(detail_type),
                  "account": self.account, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                  "region": self.region, "resources": [], "detail": {"table_id": devices.table_id, **detail}}
-        self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(event),
-                              MessageGroupId=devices.table_id, MessageDeduplicationId=uuid.uuid4().hex)
+        self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(event))
         self.sent += 1
 
 

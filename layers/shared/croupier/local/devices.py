@@ -134,6 +134,9 @@ def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bo
         if time.monotonic() > deadline:
             break
         time.sleep(0.1)
+    if entry is None and marker is not None:
+        return (f"recorded, but waiting for an earlier event of its reader (its number {marker.get('seq', '?')} "
+                "is ahead of the reader's last in the log): it enters the log when the missing one comes", False)
     if entry is None:
         return (f"not in table {table_id}'s device log after {wait:.0f} s: the dealing function refused it "
                 "(an unknown table, a reader not registered for it) or is behind", False)
@@ -164,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         if reader is None:
             raise DeviceError("give --reader ID (the reader registered for the table)", reason="no-reader")
         sends = _events(args, table_id, reader)
-        devices = TableDevices(where.bus, table_id, reader)
+        devices = TableDevices(where.bus, table_id, reader, next_seq=_next_seq(args, where, table_id, reader))
         wait = args.wait if where.game_table else 0.0
         ok = True
         for i, (label, send) in enumerate(sends):
@@ -187,6 +190,26 @@ def run(args: argparse.Namespace) -> int:
         raise DeviceError(f"the bus did not take the event: {exc}", reason="aws") from None
 
 
+def _next_seq(args: argparse.Namespace, where: Target, table_id: str, reader: str) -> int | None:
+    """The number the reader gives its next event: ``--seq``, or one past the last the table has of
+    it (placed in the log, or waiting there for an earlier one). None for the console's events."""
+    if args.action not in ("scan", "fail", "cut"):
+        return None
+    if getattr(args, "seq", None) is not None:
+        return int(args.seq)
+    from boto3.dynamodb.conditions import Key
+
+    from ..app import store
+    head = where.read({"pk": store.log_pk(table_id), "sk": "HEAD"}) if where.game_table else None
+    if where.game_table is None:
+        raise DeviceError("give --seq N: the reader's number for its next event (the table cannot be read here)",
+                          reason="no-seq")
+    last = int(((head or {}).get("seqs") or {}).get(reader, 0))
+    waiting = where.table().query(KeyConditionExpression=Key("pk").eq(f"WAITING#{table_id}")
+                                  & Key("sk").begins_with(f"{reader}#"), ConsistentRead=True).get("Items", [])
+    return max([last, *(int(str(item["sk"]).rsplit("#", 1)[1]) for item in waiting)]) + 1
+
+
 def _events(args: argparse.Namespace, table_id: str, reader: str) -> list[tuple[str, Callable[[Any], str]]]:
     """The events the command sends, each validated by the dealing function's own model."""
     return device_events(args.action, table_id, reader, cards=getattr(args, "cards", None) or (),
@@ -204,14 +227,14 @@ def device_events(action: str, table_id: str, reader: str, *, cards: Sequence[st
     if action == "scan":
         for card in cards:
             detail = _validated(CardScanned, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
-                                              "card": card})
+                                              "card": card, "seq": 1})
             sends.append((f"card-scanned {card}", _reader("card-scanned", detail)))
     elif action == "fail":
         detail = _validated(ScanFailed, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(),
-                                         "reason": reason})
+                                         "reason": reason, "seq": 1})
         sends.append(("scan-failed", _reader("scan-failed", detail)))
     elif action == "cut":
-        detail = _validated(CutCard, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id()})
+        detail = _validated(CutCard, {"table_id": table_id, "reader_id": reader, "scan_id": _scan_id(), "seq": 1})
         sends.append(("cut-card", _reader("cut-card", detail)))
     elif action == "shuffle":
         detail = _validated(ShoeShuffled, {"table_id": table_id, "shoe_id": shoe})
@@ -226,8 +249,9 @@ def _scan_id() -> str:
 
 
 def _reader(kind: str, detail: dict[str, Any]) -> Callable[[Any], str]:
+    """``detail`` was validated with a placeholder ``seq``: the reader numbers the event as it sends it."""
     def send(devices: Any) -> str:
-        devices.send(READER, kind, {k: v for k, v in detail.items() if k != "table_id"})
+        devices.send(READER, kind, {k: v for k, v in detail.items() if k not in ("table_id", "seq")})
         return str(detail["scan_id"])
 
     return send

@@ -7,24 +7,21 @@
    snapshot here copies only the items the transaction writes (the rest is shared, untouched),
    which is just as correct a rollback and keeps a round's cost flat as the tables grow; and it
    copies each table once per transaction, where moto copies it once per item.
-3. EventBridge resolves a target's ``SqsParameters.MessageGroupId`` given as a dynamic path
-   (``$.detail.table_id``) in each event; moto uses it as a literal group name, which would put
-   every table's events in one FIFO group.
-4. EventBridge delivers a target the whole event; moto's default input template leaves out its
+3. EventBridge delivers a target the whole event; moto's default input template leaves out its
    ``account``, which the event's model (Powertools' ``EventBridgeModel``) requires.
-5. A DynamoDB stream delivers its records to its Lambda function asynchronously, in order, in
+4. A DynamoDB stream delivers its records to its Lambda function asynchronously, in order, in
    batches, once the write is stored: moto calls the function inside the write itself (with the
    serialized DynamoDB held, so the function's own requests would wait for ever), and keeps the
    records of a transaction that failed. Here each stream has a delivery thread; a failed
    transaction's records are dropped; a batch whose function reports failed records is delivered
    again from the first of them; records outside the function's key prefixes (its filter
    criteria) are not delivered.
-6. moto answers every query by sorting every item of the table, then keeping those of the asked
+5. moto answers every query by sorting every item of the table, then keeping those of the asked
    partition: a query's cost grows with the whole table (62 ms a query at 10,000 items: the test
    session's growing store made its later rounds slower and slower, until timers expired). A query of
    the table reads its partition alone; a query of an index reads every item once, unsorted (it
    sorts what it keeps itself), as moto's own code then does.
-7. moto's Step Functions makes a new boto3 client for every Lambda task it runs (a few
+6. moto's Step Functions makes a new boto3 client for every Lambda task it runs (a few
    milliseconds of CPU each, for every step of every round); one client per region serves them
    all (boto3's clients are thread-safe).
 """
@@ -135,17 +132,11 @@ def apply() -> None:
         _state.copies[id(self)] = new
         return new
 
-    from moto.events.models import Rule
     from moto.events.utils import EventTemplateParser
 
     if '"account"' not in EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE:
         EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE = EventTemplateParser.DEFAULT_EVENT_INPUT_TEMPLATE.replace(
             '"version": "0",', '"version": "0", "account": "<account>",')
-
-    send_to_queue = Rule._send_to_sqs_queue
-
-    def send_to_group(self: Any, resource_id: str, event: dict[str, Any], group_id: str | None = None) -> None:
-        return send_to_queue(self, resource_id, event, event_path(event, group_id))
 
     from moto.dynamodb.models.table import StreamShard
 
@@ -205,7 +196,6 @@ def apply() -> None:
     Table.query = partition_query  # type: ignore[method-assign]
     Table.all_items = items_of_query  # type: ignore[method-assign]
     StreamShard.add = add_later  # type: ignore[method-assign]
-    Rule._send_to_sqs_queue = send_to_group  # type: ignore[method-assign]
     DynamoHandler.call_action = serialized  # type: ignore[method-assign]
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
@@ -260,17 +250,6 @@ def _first_failure(answer: Any) -> int | None:
         return None
     numbers = [int(f["itemIdentifier"]) for f in failures if str(f.get("itemIdentifier", "")).isdigit()]
     return min(numbers) if numbers else None
-
-
-def event_path(event: dict[str, Any], value: str | None) -> str | None:
-    """A target parameter as EventBridge reads it: ``$.a.b`` is the event's value at that path
-    (kept as written when the event has none there); any other value is itself."""
-    if not value or not value.startswith("$."):
-        return value
-    found: Any = event
-    for part in value[2:].split("."):
-        found = found.get(part) if isinstance(found, dict) else None
-    return str(found) if isinstance(found, str | int) and found != "" else value
 
 
 def _count(handler: Any) -> None:

@@ -72,6 +72,10 @@ def project_root() -> Path:
     raise FileNotFoundError("template.yaml not found: run from the project's folder")
 
 
+POLLERS = 2
+"""Pollers of each standard queue a function consumes (Lambda starts several, and scales them)."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -331,6 +335,7 @@ class LocalStack:
                          for name in by_type.get(kind, [])})
         for logical in by_type.get("AWS::Logs::LogGroup", []):  # the functions' logs stay in this process
             res.refs[logical] = res.resolve(resources[logical]["Properties"]["LogGroupName"])
+            res.attrs[(logical, "Arn")] = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{res.refs[logical]}:*"
         for logical in by_type.get("AWS::DynamoDB::Table", []):
             props = res.resolve(resources[logical]["Properties"])
             args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
@@ -460,15 +465,18 @@ class LocalStack:
     def _start_pollers(self) -> None:
         period = float(os.environ.get("CROUPIER_LOCAL_SCHEDULE_SECONDS", "1"))
         for function, url, batch in self._pollers:
-            threading.Thread(target=self._poll, args=(function, url, batch), name=f"poll-{function}",
-                             daemon=True).start()
+            for i in range(POLLERS):
+                threading.Thread(target=self._poll, args=(function, url, batch), name=f"poll-{function}-{i}",
+                                 daemon=True).start()
         for function in self._schedules:
             threading.Thread(target=self._tick, args=(function, period), name=f"schedule-{function}",
                              daemon=True).start()
 
     def _poll(self, function: str, url: str, batch: int) -> None:
-        """Lambda's poller of a standard queue: receive a batch, invoke, delete what succeeded
-        (a failed record comes back after its visibility timeout)."""
+        """One of Lambda's pollers of a standard queue: receive a batch, invoke, delete what
+        succeeded (a failed record comes back after its visibility timeout). :data:`POLLERS` of them
+        take batches side by side, as Lambda's do: a queue's messages are handled concurrently and
+        out of order."""
         import boto3
 
         sqs = boto3.session.Session().client("sqs")

@@ -1,0 +1,142 @@
+"""Each table's cards in the order the table dealt them, resting on what AWS guarantees.
+
+EventBridge does not keep the order of separate ``PutEvents`` calls, a rule target's
+``MessageGroupId`` is a fixed string, and the table events queue is a standard queue: it delivers
+out of order and twice, and the local stack's pollers take its batches side by side as Lambda's
+do. The order comes from the card reader, which numbers its events (``seq``); the device log takes
+a reader's events in that order (:func:`croupier.app.store.record_device_event`). These tests
+deliver the way the world does: interleaved, reordered, twice, late, with another table failing.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from typing import Any
+
+import pytest
+
+from croupier.app import dealing, store
+from croupier.app.events import READER
+from croupier.local.client import reader_seq, wait_until
+from croupier.local.stack import LocalStack
+
+from .conftest import Harness
+
+pytestmark = pytest.mark.integration
+
+
+def _scan(table: str, n: int, card: str = "5S") -> tuple[str, dict[str, Any]]:
+    return f"scan-{uuid.uuid4().hex[:12]}", {"kind": "card-scanned", "at": store.now_ms(), "card": card,
+                                             "reader_id": f"reader-{table}", "seq": n}
+
+
+def test_a_readers_events_enter_the_log_in_its_order_whatever_order_they_arrive(stack: LocalStack) -> None:
+    """GIVEN 30 scans of one reader, WHEN they arrive shuffled, some twice, from four threads at
+    once, THEN the log holds each once, in the reader's order, and nothing is left waiting."""
+    table = f"order-{uuid.uuid4().hex[:8]}"
+    scans = [_scan(table, n, card) for n, card in enumerate(["AS", "2H", "3D", "4C", "5S"] * 6, start=1)]
+    deliveries = scans + random.Random(7).sample(scans, 10)  # a third of them twice
+    random.Random(8).shuffle(deliveries)
+    outcomes: list[int | None] = []
+    lock = threading.Lock()
+
+    def deliver(part: list[tuple[str, dict[str, Any]]]) -> None:
+        for key, entry in part:
+            n = store.record_device_event(table, key, dict(entry), (f"reader-{table}", int(entry["seq"])))
+            with lock:
+                outcomes.append(n)
+
+    threads = [threading.Thread(target=deliver, args=(deliveries[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    log = store.log_entries(table)
+    assert [int(e["seq"]) for e in log] == list(range(1, 31))
+    assert [e["key"] for e in log] == [key for key, _ in scans]
+    assert [int(e["n"]) for e in log] == list(range(1, 31))
+    assert store.waiting_events(table) == []
+    assert outcomes.count(None) == 10  # each second delivery is a duplicate, whenever it came
+    assert all(int(store.once_marker(table, key)["n"]) == int(e["n"]) for (key, _), e in zip(scans, log, strict=True))
+
+
+def test_a_gap_holds_the_later_events_until_the_missing_one_comes(stack: LocalStack) -> None:
+    table = f"gap-{uuid.uuid4().hex[:8]}"
+    reader = f"reader-{table}"
+    first, second, third = (_scan(table, n) for n in (1, 2, 3))
+    assert store.record_device_event(table, first[0], dict(first[1]), (reader, 1)) == 1
+    assert store.record_device_event(table, third[0], dict(third[1]), (reader, 3)) == 0  # waits for #2
+    assert store.record_device_event(table, third[0], dict(third[1]), (reader, 3)) is None  # again: a duplicate
+    assert [int(e["seq"]) for e in store.log_entries(table)] == [1]
+    assert [w["key"] for w in store.waiting_events(table)] == [third[0]]
+    assert store.record_device_event(table, second[0], dict(second[1]), (reader, 2)) == 2
+    assert [int(e["seq"]) for e in store.log_entries(table)] == [1, 2, 3]
+    assert store.waiting_events(table) == [] and int(store.once_marker(table, third[0])["n"]) == 3
+
+
+def test_a_number_used_before_by_another_scan_is_kept_and_marked(stack: LocalStack) -> None:
+    table = f"reuse-{uuid.uuid4().hex[:8]}"
+    reader = f"reader-{table}"
+    one, again = _scan(table, 1), _scan(table, 1)
+    store.record_device_event(table, one[0], dict(one[1]), (reader, 1))
+    assert store.record_device_event(table, again[0], dict(again[1]), (reader, 1)) == 2
+    (_, second) = store.log_entries(table)
+    assert "comes after its #1" in second["out_of_sequence"]
+    assert store.log_head(table)["seqs"] == {reader: 1}
+
+
+NATURAL = ["9S", "8H", "KD", "KC"]  # player 9S KD (9), banker 8H KC (8): the player's natural
+
+
+def test_two_tables_interleaved_reordered_twice_and_one_failing(h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GIVEN two Baccarat tables in play, WHEN table B's events all fail in the dealing function
+    (its store refuses them) and table A's cards arrive between them out of order and twice,
+    THEN every round of A settles on exactly the cards its dealer dealt, and B's failures hold
+    nothing of A back."""
+    a, b = h.table("order-a"), h.table("order-b")
+    dev_a, shoe_a = h.open_devices(a, "baccarat", 41, cut_at=300)
+    dev_b, shoe_b = h.open_devices(b, "baccarat", 42, cut_at=300)
+    failed: list[str] = []
+    record = dealing.record
+
+    def failing(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
+        if detail["table_id"] == b:
+            failed.append(once)
+            raise RuntimeError(f"table {b}'s store refuses the write")
+        return record(kind, detail, once)
+
+    b_log = store.log_count(b)
+    b_round = h.console(b).post(f"/tables/{b}/rounds")["round_id"]
+    h.players["ben"].post(f"/tables/{b}/bets", {"bets": [{"type": "player", "amount": 300}]}, idempotent=True)
+    monkeypatch.setattr(dealing, "record", failing)
+    rng = random.Random(43)
+    try:
+        for number in range(2):
+            round_id = h.console(a).post(f"/tables/{a}/rounds")["round_id"]
+            h.players["ana"].post(f"/tables/{a}/bets", {"bets": [{"type": "player", "amount": 500}]},
+                                  idempotent=True)
+            wait_until(lambda r=round_id: h.supervisor.get(f"/rounds/{r}")["status"] == "playing", timeout=30)
+            reader = dev_a.reader_id
+            scans = [(f"a{number}-{i}-{uuid.uuid4().hex[:8]}", card) for i, card in enumerate(NATURAL)]
+            numbered = [(scan_id, card, reader_seq(a, reader, scan_id)) for scan_id, card in scans]
+            sends = numbered + [numbered[0], numbered[2]]  # two of them delivered twice
+            rng.shuffle(sends)
+            for scan_id, card, seq in sends:
+                dev_a.send(READER, "card-scanned", {"reader_id": reader, "scan_id": scan_id, "card": card, "seq": seq})
+                dev_b.scan(rng.choice(NATURAL))  # B's reader goes on dealing; every event of it fails
+            wait_until(lambda r=round_id: h.supervisor.get(f"/rounds/{r}")["status"] == "settled", timeout=60)
+            view = h.supervisor.get(f"/rounds/{round_id}")
+            assert view["hands"]["player"]["cards"] == ["9S", "KD"], view["hands"]
+            assert view["hands"]["banker"]["cards"] == ["8H", "KC"], view["hands"]
+            taken = [e for e in store.log_entries(a) if e.get("round_id") == round_id and e.get("use") == "round"]
+            assert [e["scan_id"] for e in taken] == [scan_id for scan_id, _ in scans]
+    finally:
+        monkeypatch.setattr(dealing, "record", record)
+    assert failed, "table B's events reached the dealing function"
+    assert store.log_count(b) == b_log  # none of B's failed events is in its log
+    assert h.supervisor.get(f"/rounds/{b_round}")["status"] in ("playing", "closing", "betting")
+    h.supervisor.post(f"/rounds/{b_round}/void", {"reason": "test over"})
+    wait_until(lambda: h.supervisor.get(f"/rounds/{b_round}")["status"] == "voided", timeout=60)
+    h.audit_ok()
