@@ -56,7 +56,8 @@ def test_a_bet_after_the_countdowns_end_is_refused_while_the_workflow_is_late(
         assert h.balance("ben") == before
         # the dealer's first card closes betting itself; the workflow's close finds it done
         table.devices.scan(table.shoe.draw(table.devices))
-        rnd = store.load_round(round_id)
+        # the card's way to the dealing function is asynchronous (the bus, a standard queue)
+        rnd = wait_until(lambda: (r := store.load_round(round_id))["status"] != "betting" and r, timeout=15)
         assert rnd["status"] == "playing" and [e["card"] for e in rnd["events"]] == table.shoe.cards[
             table.shoe.position - 1:table.shoe.position]
     finally:
