@@ -96,8 +96,8 @@ def test_two_tables_interleaved_reordered_twice_and_one_failing(h: Harness, monk
     THEN every round of A settles on exactly the cards its dealer dealt, and B's failures hold
     nothing of A back."""
     a, b = h.table("order-a"), h.table("order-b")
-    dev_a, shoe_a = h.open_devices(a, "baccarat", 41, cut_at=300)
-    dev_b, shoe_b = h.open_devices(b, "baccarat", 42, cut_at=300)
+    dev_a, _ = h.open_devices(a, "baccarat", 41, cut_at=300)
+    dev_b, _ = h.open_devices(b, "baccarat", 42, cut_at=300)
     failed: list[str] = []
     record = dealing.record
 
@@ -121,7 +121,7 @@ def test_two_tables_interleaved_reordered_twice_and_one_failing(h: Harness, monk
             reader = dev_a.reader_id
             scans = [(f"a{number}-{i}-{uuid.uuid4().hex[:8]}", card) for i, card in enumerate(NATURAL)]
             numbered = [(scan_id, card, reader_seq(a, reader, scan_id)) for scan_id, card in scans]
-            sends = numbered + [numbered[0], numbered[2]]  # two of them delivered twice
+            sends = [*numbered, numbered[0], numbered[2]]  # two of them delivered twice
             rng.shuffle(sends)
             for scan_id, card, seq in sends:
                 dev_a.send(READER, "card-scanned", {"reader_id": reader, "scan_id": scan_id, "card": card, "seq": seq})
