@@ -258,3 +258,48 @@ def test_pok_deng_five_hands_face_down_while_bets_are_open_and_the_reservation_b
     page.wait_for_selector("tr[data-bet] .outcome:not(:empty):not(:text('open'))", timeout=40_000)
     dealer.join(30)
     assert player.errors == []
+
+
+def test_a_bet_whose_answer_is_lost_is_sent_again_with_its_key_and_placed_once(h: Harness, pages: Any) -> None:
+    """The API loses the first answer of a bet (the function ran, the bet is placed, the page sees
+    the connection close): the page sends the same request again, with the same Idempotency-Key,
+    and the bet is placed once, debited once; while it waits, its button cannot be pressed."""
+    import json as _json
+    import urllib.request
+
+    from croupier.local.faults import faults_of
+
+    table = h.open_table(h.table("web-drop"), "baccarat", 26, cut_at=300)
+    ana = h.players["ana"]
+    before = h.balance("ana")
+    player = pages().sign_in("player", ana.subject)
+    page = player.page
+    keys: list[str] = []
+    page.on("request", lambda r: r.method == "POST" and r.url.endswith("/bets")
+            and keys.append(r.headers.get("idempotency-key", "")))
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#live:not(.off)")
+    ask = urllib.request.Request(f"{h.stack.web.url}/local/faults", method="POST", data=_json.dumps(
+        {"drop": {"method": "POST", "route": "/tables/{table_id}/bets", "count": 1}}).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {ana.token}"})
+    with urllib.request.urlopen(ask, timeout=10) as reply:  # the page server, asked to lose the next answer
+        assert reply.status == 200
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    page.wait_for_selector(".badge.betting")
+    page.select_option("select[name=type]", "player")
+    page.fill("input[name=amount]", "1000")
+    page.click("form.bet-form button[type=submit]")
+    # in flight (its first answer lost, its retry waiting): the button is disabled
+    assert page.is_disabled("form.bet-form button[type=submit]")
+    # (Playwright's events arrive while it is called: waiting in the page lets the requests in)
+    wait_until(lambda: page.wait_for_timeout(100) or len(keys) >= 2, timeout=20)  # sent again
+    page.wait_for_selector("form.bet-form button[type=submit]:not([aria-busy])", timeout=20_000)  # answered
+    page.wait_for_selector("tr[data-bet]", timeout=20_000)
+    assert faults_of(h.stack).dropped == [("POST", f"/tables/{table.table_id}/bets")]  # an answer was lost
+    assert len(keys) >= 2 and len(set(keys)) == 1 and keys[0], keys  # sent again, with its one key
+    bets = ana.get(f"/rounds/{started['round_id']}")["bets"]
+    assert [(b["type"], int(b["amount"])) for b in bets] == [("player", 1000)]  # placed once
+    assert h.balance("ana") == before - 1000  # debited once
+    assert len(page.query_selector_all("tr[data-bet]")) == 1
+    h.tables[table.table_id].dealer.finish()
+    assert player.errors == []

@@ -76,3 +76,26 @@ def test_test_scans_need_the_tables_console_or_a_supervisor_and_valid_cards(stac
         assert status == 422, (bad, answer)
     status, _, answer = call(stack, "POST", path, scan, token=supervisor)
     assert status == 404, answer  # no such table
+
+
+def test_lost_answers_are_asked_for_a_route_the_api_has_with_a_valid_token(stack: LocalStack) -> None:
+    from croupier.local.faults import faults_of
+
+    path, token = "/local/faults", issue_local_token(stack.jwt_secret, "ana", "player")
+    drop = {"drop": {"method": "GET", "route": "/tables/{table_id}", "count": 1}}
+    assert call(stack, "POST", path, drop)[0] == 401
+    for bad in ({"drop": {"method": "GET", "route": "/tables/{table_id}", "count": 11}},
+                {"drop": {"method": "TRACE", "route": "/tables"}}, {"drop": {"route": "/tables"}},
+                {"drop": {"method": "GET", "route": "tables"}}, {"drop": drop["drop"], "also": 1}):
+        status, _, answer = call(stack, "POST", path, bad, token=token)
+        assert status == 422 and answer["error"]["reason"] == "invalid-request", (bad, answer)  # type: ignore[index]
+    status, _, answer = call(stack, "POST", path, {"drop": {"method": "DELETE", "route": "/tables"}}, token=token)
+    assert status == 404 and answer["error"]["reason"] == "no-route"  # type: ignore[index]
+    assert call(stack, "POST", path, drop, token=token)[0] == 200
+    request = urllib.request.Request(f"{stack.api_url}/tables/web-lost-t", headers={"Authorization": f"Bearer {token}"})
+    with pytest.raises((urllib.error.URLError, ConnectionError)):  # no answer at all: the connection closes
+        urllib.request.urlopen(request, timeout=30).read()
+    with pytest.raises(urllib.error.HTTPError) as answered:  # the next one is answered (no such table: 404)
+        urllib.request.urlopen(request, timeout=30)
+    assert answered.value.code == 404
+    assert faults_of(stack).dropped[-1] == ("GET", "/tables/web-lost-t")

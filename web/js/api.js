@@ -19,10 +19,35 @@ export function configure(config, session) {
 export const config = () => state.config;
 export const session = () => state.session;
 
-export async function api(method, path, body, { idempotent = false } = {}) {
+// One intent (a bet, a decision): its Idempotency-Key, made once and sent with every attempt
+// of that intent, so that a retry after a lost answer is the same request, never a second one.
+export const intent = () => crypto.randomUUID();
+
+const RETRIES = [400, 1000, 2500];  // ms before each retry (then the error is the caller's)
+
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// Worth sending again: no answer at all, a 5xx, or the first attempt of this key still running.
+const transient = (err) => err.status === 0 || err.status >= 500 || err.reason === "in-progress";
+
+// A call of the API. `key`: the intent's Idempotency-Key (a money-moving call must give one); a
+// call with a key, or a GET, is retried with backoff on a network error or a 5xx.
+export async function api(method, path, body, { key = null } = {}) {
+  const retry = key !== null || method === "GET";
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await once(method, path, body, key);
+    } catch (err) {
+      if (!(err instanceof ApiError) || !retry || !transient(err) || attempt >= RETRIES.length) throw err;
+      await sleep(RETRIES[attempt] * (0.75 + Math.random() / 2));
+    }
+  }
+}
+
+async function once(method, path, body, key) {
   const headers = { Authorization: `Bearer ${state.session.token}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (idempotent) headers["Idempotency-Key"] = crypto.randomUUID();
+  if (key) headers["Idempotency-Key"] = key;
   let response;
   try {
     response = await fetch(state.config.api + path, {
@@ -39,6 +64,32 @@ export async function api(method, path, body, { idempotent = false } = {}) {
     throw new ApiError(response.status, error.reason || "http", error.message || `HTTP ${response.status}`);
   }
   return data;
+}
+
+// The keys of one kind of intent: asked again for the same body in the same scope (the round)
+// after an attempt whose outcome is unknown (no answer, a 5xx), the same key; after an answer
+// (accepted or refused), the next ask is a new intent.
+export class Intents {
+  constructor() { this.last = null; }
+
+  key(scope, body) {
+    const text = JSON.stringify([scope, body]);
+    if (this.last?.text !== text) this.last = { text, key: intent() };
+    return this.last.key;
+  }
+
+  done(err = null) {
+    if (!err || !(err instanceof ApiError) || !transient(err)) this.last = null;
+  }
+}
+
+// Runs `work` with `buttons` disabled until it ends (a request in flight cannot be sent twice).
+export async function busy(buttons, work) {
+  const list = [buttons].flat().filter(Boolean);
+  for (const b of list) { b.disabled = true; b.setAttribute("aria-busy", "true"); }
+  try { return await work(); } finally {
+    for (const b of list) { b.disabled = false; b.removeAttribute("aria-busy"); }
+  }
 }
 
 // A local-only endpoint of the page server (sign-in, test scans).

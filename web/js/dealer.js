@@ -10,7 +10,7 @@ export async function dealerConsole(root, tableId) {
   const path = `/tables/${encodeURIComponent(tableId)}`;
   let table = await api("GET", path);
   const log = new Map();  // device-log entries by n
-  const round = new RoundState(() => draw());
+  const round = new RoundState(() => draw(), table.play);
   const parts = { head: h("div"), next: h("div", { class: "next" }), felt: h("div"), shoe: h("div"), log: h("div"),
                   controls: h("div") };
   root.replaceChildren(h("section", { class: "dealer" }, parts.head,
@@ -44,7 +44,7 @@ export async function dealerConsole(root, tableId) {
     if (view?.paused) next = `Paused: ${view.pause_reason || ""} (the supervisor decides)`;
     parts.next.replaceChildren(h("div", { class: "panel next" }, h("h3", {}, "Expected next"),
       h("p", { class: "expected", id: "expected" }, next, " ", wait?.deadline ? timer(wait.deadline) : null)));
-    parts.felt.replaceChildren(felt(view));
+    parts.felt.replaceChildren(felt(view, table.play));
     drawShoe();
   }
 

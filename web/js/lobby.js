@@ -30,7 +30,7 @@ export async function lobby(root) {
       h("p", { class: "limits" }, "Limits ", Object.entries(table.limits || {}).slice(0, 3)
         .map(([type, l]) => h("span", { class: "limit" }, `${label(type)} ${money(l.min)}–${money(l.max)}`))),
       table.free_seats ? h("p", { class: "muted" }, `Free seats: ${table.free_seats.join(", ") || "none"}`) : null,
-      roads ? road(table.game, roads) : null,
+      roads ? road(table.play.kind, roads) : null,
       h("p", { class: "actions" },
         who.role === "player" ? h("a", { class: "button", href: `#/table/${table.table_id}` }, "Play") : null,
         (who.role === "supervisor" || (who.role === "dealer" && who.table === table.table_id))

@@ -10,8 +10,9 @@ const ROUND_STATUS = { "round-opened": "betting", "betting-closed": "playing", "
   "round-resumed": "playing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
 
 export class RoundState {
-  constructor(onChange) {
+  constructor(onChange, play) {
     this.onChange = onChange;
+    this.play = play;     // the table's game as the server describes it (the felt's layout)
     this.view = null;     // the API's view of the round
     this.events = [];     // this round's events pushed since
     this.waiting = null;  // the latest waiting-for prompt
@@ -65,8 +66,8 @@ export class RoundState {
     const view = this.view;
     if (ROUND_STATUS[event.type]) view.status = ROUND_STATUS[event.type];
     if (event.seq !== undefined) view.seq = Math.max(view.seq ?? 0, event.seq);
-    if (event.type === "card-dealt") addCard(view, event.hand, event.card);
-    else if (event.type === "cards-revealed") for (const c of event.cards) reveal(view, c.hand, c.card);
+    if (event.type === "card-dealt") addCard(view, event.hand, event.card, this.play);
+    else if (event.type === "cards-revealed") for (const c of event.cards) reveal(view, c.hand, c.card, this.play);
     else if (event.type === "waiting-for") this.waiting = event;
     else if (event.type === "round-paused") { view.paused = true; view.pause_reason = event.reason; }
     else if (event.type === "round-resumed") { view.paused = false; view.pause_reason = null; }
@@ -102,8 +103,8 @@ function covered(event, seq) {
   return ["card-dealt", "decision-made"].includes(event.type) && event.seq <= (seq ?? -1);
 }
 
-function handsOf(view) {
-  if (!view.hands) view.hands = view.game?.includes("blackjack") ? { dealer: { cards: [] }, seats: {} } : {};
+function handsOf(view, play) {
+  if (!view.hands) view.hands = play?.kind === "blackjack" ? { dealer: { cards: [] }, seats: {} } : {};
   return view.hands;
 }
 
@@ -117,22 +118,22 @@ function blackjackHand(hands, name, create) {
   return seat.hands[index] || null;
 }
 
-function slot(view, name) {
-  const hands = handsOf(view);
+function slot(view, name, play) {
+  const hands = handsOf(view, play);
   if (hands.seats) return blackjackHand(hands, name, true);
   return (hands[name] ||= { cards: [] });
 }
 
-function addCard(view, name, code) {
-  const target = slot(view, name);
+function addCard(view, name, code, play) {
+  const target = slot(view, name, play);
   if (!target) return;
   target.cards = [...(target.cards || []), code];
   // the points of a hand that just got a card come with the next view from the API
   delete target.points; delete target.score;
 }
 
-function reveal(view, name, code) {
-  const target = slot(view, name);
+function reveal(view, name, code, play) {
+  const target = slot(view, name, play);
   if (!target) return;
   const cards = target.cards || [];
   const at = cards.indexOf("??");
@@ -141,7 +142,7 @@ function reveal(view, name, code) {
 }
 
 // The hands on the felt, for every game, from the view alone.
-export function felt(view, { mine = new Set() } = {}) {
+export function felt(view, play, { mine = new Set() } = {}) {
   const hands = view?.hands;
   if (!hands) return h("div", { class: "felt empty" }, h("p", { class: "muted" },
     view?.status === "betting" ? "Place your bets: the cards come when betting closes." : "No cards yet."));
@@ -158,15 +159,14 @@ export function felt(view, { mine = new Set() } = {}) {
         one.cards, one.score, [one.bj && "blackjack", one.bust && "bust", one.doubled && "doubled",
           one.surrendered && "surrendered"].filter(Boolean).join(" ")))))));
   }
-  if (view.game === "baccarat") {
+  if (play.kind === "baccarat") {
     const winner = view.result?.winner;
     return h("div", { class: "felt baccarat" },
-      ["player", "banker"].map((side) => h("div", { class: `side ${side}${winner === side ? " won" : ""}` },
+      play.hands.map((side) => h("div", { class: `side ${side}${winner === side ? " won" : ""}` },
         hand(label(side), hands[side]?.cards, hands[side]?.points))),
       winner ? h("p", { class: "winner" }, winner === "tie" ? "Tie" : `${label(winner)} wins`) : null);
   }
-  const names = ["hand-1", "hand-2", "hand-3", "hand-4", "hand-5", "banker"];
-  return h("div", { class: "felt pokdeng" }, names.map((name) => {
+  return h("div", { class: "felt pokdeng" }, play.hands.map((name) => {
     const one = hands[name] || view.result?.[name] || {};
     // settled: how a Player bet on the hand settled and which combination decided it ("won 2:1: court cards")
     const settled = view.result?.[name]?.reason;

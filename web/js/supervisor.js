@@ -61,6 +61,7 @@ export async function supervisorConsole(root, query) {
     parts.history.replaceChildren(h("div", { class: "panel" }, h("p", { class: "muted" }, `Loading round ${roundId}…`)));
     try {
       const view = await api("GET", `/rounds/${encodeURIComponent(roundId)}`);
+      const { play } = await api("GET", `/tables/${encodeURIComponent(view.table_id)}`);  // the felt's layout
       let record = null;
       let why = "";
       if (view.status === "settled") record = await api("GET", `/rounds/${encodeURIComponent(roundId)}/transcript`);
@@ -77,7 +78,7 @@ export async function supervisorConsole(root, query) {
           h("span", { class: `badge ${view.status}` }, label(view.status)),
           view.house_result !== undefined && view.house_result !== null ? ` house ${signed(view.house_result)}` : "",
           view.void_reason ? ` void: ${view.void_reason}` : ""),
-        felt(view), download, why ? h("p", { class: "muted" }, why) : null,
+        felt(view, play), download, why ? h("p", { class: "muted" }, why) : null,
         record ? [
           h("h4", {}, "Bets"), h("table", { class: "bets" }, h("tr", {}, ["player", "bet", "stake", "taken", "outcome", "net"].map((t) => h("th", {}, t))),
             record.bets.map((b) => h("tr", {}, h("td", {}, b.player), h("td", {}, label(b.type), b.seat ? ` ${b.seat}` : "", b.mode ? ` (${b.mode})` : ""),

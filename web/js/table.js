@@ -1,12 +1,10 @@
 // The player's table: the round as it happens, betting with the table's bet types and limits,
 // blackjack decisions (exactly the prompt's legal actions, with its timer), insurance and follow
 // windows, the balance and the bet record.
-import { api, ApiError, Live, session } from "./api.js";
+import { api, ApiError, Intents, Live, session } from "./api.js";
 import { h, label, money, signed, timer, toast } from "./dom.js";
 import { gameName, road } from "./lobby.js";
 import { felt, RoundState } from "./round.js";
-
-const BLACKJACK = ["deluxe-blackjack", "blackjack"];
 
 export async function playerTable(root, tableId) {
   const me = session().subject;
@@ -15,7 +13,7 @@ export async function playerTable(root, tableId) {
   const bets = new Map();       // my bets in the current round, by id
   let wallet = null;
   let record = null;
-  const round = new RoundState(() => draw());
+  const round = new RoundState(() => draw(), table.play);
   const parts = { head: h("div"), felt: h("div"), prompt: h("div", { class: "prompt" }), bet: h("div"),
                   mine: h("div"), seats: h("div"), wallet: h("div"), record: h("div"), roads: h("div") };
   root.replaceChildren(h("section", { class: "player" },
@@ -24,7 +22,9 @@ export async function playerTable(root, tableId) {
       h("div", { class: "main" }, parts.felt, parts.prompt, parts.mine, parts.bet),
       h("aside", {}, parts.wallet, parts.seats, parts.roads, parts.record))));
 
-  const blackjack = BLACKJACK.includes(table.game);
+  // what the table's game is, as the server says it (the page knows no rule of its own)
+  const blackjack = table.play.kind === "blackjack";
+  const betType = (kind) => table.play.bet_types.find((b) => b.type === kind);
   const mySeats = () => new Set(Object.entries(table.seats || {}).filter(([, s]) => s.yours).map(([n]) => Number(n)));
   const myBets = () => [...bets.values()];
 
@@ -46,21 +46,30 @@ export async function playerTable(root, tableId) {
         ` round ${view.round_in_shoe ?? ""} of the shoe`, view.last_round ? h("span", { class: "tag" }, "last round") : null,
         view.paused ? h("span", { class: "tag warn" }, `paused: ${view.pause_reason || ""}`) : null)
         : h("p", { class: "muted" }, "Waiting for the dealer to open a round.")));
-    parts.felt.replaceChildren(felt(view, { mine: mySeats() }));
+    parts.felt.replaceChildren(felt(view, table.play, { mine: mySeats() }));
     drawPrompt();
     drawBets();
     drawBetForm();
     drawSeats();
-    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, "Roads"), road(table.game, table.roads)) : "");
+    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, "Roads"), road(table.play.kind, table.roads)) : "");
   }
 
   // --- decisions and windows ----------------------------------------------------------------
+  const decisions = new Intents();
+  let deciding = false;  // a decision in flight: its buttons stay disabled until it is answered
   const decide = async (body) => {
+    if (deciding) return;
+    deciding = true;
+    drawPrompt();
+    const key = decisions.key(round.id, body);
     try {
-      await api("POST", `/rounds/${encodeURIComponent(round.id)}/decisions`, body, { idempotent: true });
+      await api("POST", `/rounds/${encodeURIComponent(round.id)}/decisions`, body, { key });
+      decisions.done();
       toast(`${label(body.action)}: sent`);
       refreshMoney();
-    } catch (err) { toast(err.message, "error"); }
+    } catch (err) { decisions.done(err); toast(err.message, "error"); }
+    deciding = false;
+    drawPrompt();
   };
 
   function drawPrompt() {
@@ -79,21 +88,22 @@ export async function playerTable(root, tableId) {
         h("p", {}, yours ? `Your decision, seat ${wait.seat}${hand ? ` hand ${hand + 1}` : ""}` : `Seat ${wait.seat} decides`,
           " ", timer(wait.deadline)),
         yours ? h("div", { class: "buttons" }, legal.map((action) => h("button", {
-          class: "action", dataset: { action }, onclick: () => decide({ seat: wait.seat, action, hand }) }, label(action))))
+          class: "action", dataset: { action }, disabled: deciding,
+          onclick: () => decide({ seat: wait.seat, action, hand }) }, label(action))))
           : null));
     } else if (wait.kind === "insurance") {
       const mine = [...seatBets.map((seat) => ({ seat, action: "insurance" })),
                     ...behind.map((seat) => ({ seat, action: "insurance", behind: true }))];
       parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, "Insurance is open (the dealer shows an ace) ",
         timer(wait.deadline)), mine.length ? h("div", { class: "buttons" }, mine.map((body) => h("button", {
-        class: "action", dataset: { action: "insurance" }, onclick: () => decide(body) },
+        class: "action", dataset: { action: "insurance" }, disabled: deciding, onclick: () => decide(body) },
       `Insure seat ${body.seat}${body.behind ? " (behind)" : ""}`))) : null));
     } else if (wait.kind === "follow") {
       const mine = behind.includes(wait.seat);
       const action = `follow-${wait.what}`;
       parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, `Seat ${wait.seat} chose to ${wait.what} `,
         timer(wait.deadline)), mine ? h("div", { class: "buttons" }, h("button", {
-        class: "action", dataset: { action },
+        class: "action", dataset: { action }, disabled: deciding,
         onclick: () => decide({ seat: wait.seat, action, behind: true, hand: wait.seat_hand ?? 0 }) },
       `Follow the ${wait.what}`)) : null));
     } else if (wait.kind === "card") {
@@ -118,9 +128,16 @@ export async function playerTable(root, tableId) {
   // --- placing bets ---------------------------------------------------------------------------
   let pending = null;  // a Pok Deng bet waiting for its confirmation (the reservation shown first)
 
+  const placing = new Intents();
+  let sending = false;  // a bet in flight: the place and confirm buttons wait for its answer
   const place = async (wanted) => {
+    if (sending) return;
+    sending = true;
+    form.update();
+    const key = placing.key(round.id, wanted);
     try {
-      const answer = await api("POST", `${path}/bets`, { bets: wanted }, { idempotent: true });
+      const answer = await api("POST", `${path}/bets`, { bets: wanted }, { key });
+      placing.done();
       for (const bet of answer.bets) bets.set(bet.bet_id, { ...bets.get(bet.bet_id), ...bet, status: "open" });
       toast(`Bet accepted: ${answer.bets.map((b) => `${label(b.type)}${b.seat ? ` ${b.seat}` : ""} ${money(b.amount)}`).join(", ")}`);
       pending = null;
@@ -128,56 +145,60 @@ export async function playerTable(root, tableId) {
       draw();
       refreshMoney();
     } catch (err) {
+      placing.done(err);
       form.refusal.textContent = err instanceof ApiError ? err.message : String(err);
       toast(err.message, "error");
     }
+    sending = false;
+    form.update();
   };
 
   // The form is built once (what the player typed survives the pushes); draw() updates its state.
-  const seatCount = () => (table.free_seats?.length || 0) + Object.keys(table.seats || {}).length || 7;
+  const seatCount = () => table.play.seats || 0;
   const form = (() => {
-    const types = Object.keys(table.limits || {});
+    const types = table.play.bet_types.map((b) => b.type);
     const amount = h("input", { type: "number", name: "amount", min: 1, step: 1, value: 1000, "aria-label": "amount" });
     const type = h("select", { name: "type", "aria-label": "bet type" }, types.map((t) => h("option", { value: t },
-      `${label(t)} (${money(table.limits[t].min)}–${money(table.limits[t].max)})`)));
+      `${label(t)} (${money(betType(t).min)}–${money(betType(t).max)})`)));
     const seat = h("select", { name: "seat", "aria-label": "seat" });
-    const modes = table.rules?.modes || ["commission", "no-commission"];
+    const modes = table.play.bet_types.flatMap((b) => b.modes || []).filter((m, i, all) => all.indexOf(m) === i);
     const mode = h("select", { name: "mode", "aria-label": "banker mode" }, modes.map((m) => h("option", { value: m }, label(m))));
     const button = h("button", { type: "submit" }, "Place bet");
     const closed = h("p", { class: "muted" }, "Betting is closed: bets open with the next round.");
     const refusal = h("p", { class: "refusal", role: "alert" });
     const confirm = h("div", { class: "confirm", hidden: true });
-    const reservation = table.rules?.reservation ?? 2;  // the table's rule: 2 unless the table overrides it
+    const confirmButton = h("button", { class: "confirm-bet", onclick: () => place([pending]) }, "Confirm");
     const wanted = () => {
       const bet = { type: type.value, amount: Number(amount.value) };
-      if (blackjack) bet.seat = Number(seat.value);
-      if (table.game === "baccarat" && type.value === "banker") bet.mode = mode.value;
+      if (betType(type.value)?.seat) bet.seat = Number(seat.value);
+      if (betType(type.value)?.modes) bet.mode = mode.value;
       return bet;
     };
     const showConfirm = () => {
       confirm.hidden = !pending;
       if (!pending) { confirm.replaceChildren(); return; }
+      const reservation = betType(pending.type).reserves;  // the table's rule, as the server says it
       confirm.replaceChildren(
         h("p", {}, `${label(pending.type)} ${money(pending.amount)} reserves ${money(pending.amount * reservation)} of your `,
           `balance (${reservation} × the stake, for a Banker win that takes double); what is not lost comes back at settlement.`),
-        h("button", { onclick: () => place([pending]) }, "Confirm"), " ",
+        confirmButton, " ",
         h("button", { class: "ghost", onclick: () => { pending = null; showConfirm(); } }, "Cancel"));
     };
     const submit = (event) => {
       event.preventDefault();
       refusal.textContent = "";
       const bet = wanted();
-      if (table.game === "pok-deng" && /^player-\d$/.test(bet.type)) { pending = bet; showConfirm(); return; }
+      if (betType(bet.type)?.reserves > 1) { pending = bet; showConfirm(); return; }  // shown before it is placed
       place([bet]);
     };
     const syncFields = () => {
-      seat.hidden = !blackjack;
-      mode.hidden = !(table.game === "baccarat" && type.value === "banker");
+      seat.hidden = !betType(type.value)?.seat;
+      mode.hidden = !betType(type.value)?.modes;
     };
     type.addEventListener("change", syncFields);
     syncFields();
     const notes = [];
-    if (table.rules?.mirror_seat_bets ?? table.game === "deluxe-blackjack") {
+    if (table.play.mirror_seat_bets) {
       notes.push("This table mirrors seat bets: adding to one of your seats raises your other seat to the same total.");
     }
     const panel = h("div", { class: "panel" }, h("h3", {}, "Bet"), closed,
@@ -190,7 +211,9 @@ export async function playerTable(root, tableId) {
       update() {
         const view = round.view;
         const open = Boolean(view && view.status === "betting" && view.closes_at > Date.now());
-        button.disabled = !open;
+        button.disabled = !open || sending;
+        confirmButton.disabled = !open || sending;
+        button.toggleAttribute("aria-busy", sending);
         closed.hidden = open;
         const mine = [...mySeats()].sort((a, b) => a - b);
         const order = [...mine, ...Array.from({ length: seatCount() }, (_, i) => i + 1).filter((n) => !mine.includes(n))];
@@ -209,7 +232,7 @@ export async function playerTable(root, tableId) {
   // --- seats (blackjack) ----------------------------------------------------------------------
   const seatAction = async (method, number) => {
     try {
-      table = await api(method, `${path}/seats/${number}`);
+      table = { ...table, ...await api(method, `${path}/seats/${number}`) };  // the seats; the rest stays
       draw();
     } catch (err) { toast(err.message, "error"); }
   };

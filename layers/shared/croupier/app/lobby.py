@@ -21,6 +21,7 @@ from ..rules import PokDengRules
 from . import store
 from .config import settings
 from .identity import Identity
+from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
 from .rounds import BLACKJACK, table_rules
 
@@ -83,6 +84,7 @@ def table_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
         taken = {int(seat) for seat in (item.get("seats") or {})}
         out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]
     out["roads"] = shoe_roads(item["game"], item["table_id"], (item.get("shoe") or {}).get("shoe_id"))
+    out["play"] = play(rules)
     return out
 
 

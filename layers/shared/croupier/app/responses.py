@@ -92,6 +92,29 @@ class Limit(_Out):
     max: int
 
 
+class PlayBet(_Out):
+    type: str
+    min: int
+    max: int
+    seat: bool = Field(description="placed on a seat (blackjack): the bet names its seat")
+    modes: list[str] | None = Field(description="the modes it is placed in (Baccarat's Banker), or null")
+    reserves: int = Field(description="what it takes of the wallet per unit staked (Pok Deng's Player bets: the "
+                                      "table's reservation; every other bet 1)")
+
+
+class Play(_Out):
+    """What a page needs of the table's game, from its rules (the page knows no rule)."""
+
+    kind: Literal["blackjack", "baccarat", "pok-deng"] = Field(description="how the felt is laid out")
+    bet_types: list[PlayBet] = Field(description="the bets the table offers, in the felt's order")
+    hands: list[str] = Field(description="the felt's hands, in order")
+    seats: int | None = Field(description="blackjack: the table's seats")
+    mirror_seat_bets: bool | None = Field(description="blackjack: one amount on each of a player's seats")
+    seated_may_bet_behind: bool | None = Field(description="blackjack: a seated player may bet behind")
+    rules: dict[str, Any] = Field(description="every rule of the table (the game's defaults with the table's "
+                                              "overrides), ratios as 'a:b'")
+
+
 class TableSummary(TableView):
     """A table of the lobby: the table, the countdown's end, limits, free seats and roads."""
 
@@ -101,6 +124,7 @@ class TableSummary(TableView):
     roads: dict[str, Any] | None = Field(
         description="Baccarat and Pok Deng: the current shoe's roads (bead plate, big road, derived roads, ask "
                     "Banker/Player; Pok Deng's roadmap per hand)")
+    play: Play = Field(description="what a page needs of the table's game, from its rules")
 
 
 class Lobby(_Out):

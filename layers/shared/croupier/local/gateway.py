@@ -22,7 +22,8 @@ after the function:
 
 Every answer the gateway gives itself has the application's error body and the CORS origin header,
 as ``template.yaml``'s GatewayResponses give them on AWS. Nothing is ever answered by dropping
-the connection.
+the connection, except on purpose: an answer the local stack was asked to lose
+(:mod:`croupier.local.faults`) is never sent, its connection closed after the function ran.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from ..app.errors import CORS_ALLOW_HEADERS, GATEWAY_ERRORS, AppError, error_body
 from ..app.identity import verify_local_token
+from .faults import faults_of
 
 if TYPE_CHECKING:
     from .stack import LocalStack
@@ -62,6 +64,10 @@ class Refusal(Exception):
         super().__init__(self.message)
 
 
+class _Dropped(Exception):
+    """The function ran; its answer is to be lost on purpose (:mod:`croupier.local.faults`)."""
+
+
 class LocalGateway:
     """The WSGI application; ``stack`` gives the routes, the token key and the functions."""
 
@@ -72,6 +78,13 @@ class LocalGateway:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         try:
             status, headers, body = self.handle(environ)
+        except _Dropped:
+            status, headers, body = self.refusal(Refusal("DEFAULT_5XX", "the answer was lost on purpose"))
+            connection = environ.get("werkzeug.socket")
+            if connection is not None:  # the caller sees the connection close, and no answer
+                start_response(f"{status} {_phrase(status)}", headers)
+                connection.shutdown(socket.SHUT_RDWR)
+                return [b""]
         except Refusal as refusal:
             status, headers, body = self.refusal(refusal)
         except Exception as exc:  # a bug of the gateway or the stack: still an answer, never a dropped connection
@@ -112,6 +125,8 @@ class LocalGateway:
             result = self.stack.invoke(route.function, event)
         except Exception as exc:
             raise Refusal("DEFAULT_5XX", f"the function failed: {type(exc).__name__}") from exc
+        if faults_of(self.stack).take_drop(method, route.template, path):
+            raise _Dropped()
         return self.answer(result)
 
     @staticmethod

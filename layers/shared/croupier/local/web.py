@@ -11,7 +11,10 @@ local stack has, never deployed (it is not in ``template.yaml``):
   ``cut``, ``shuffle``, ``burn``), with a dealer console's token for that table or a supervisor's:
   puts the table device's events on the local bus exactly as ``croupier device`` does (the same
   code: :func:`croupier.local.devices.device_events` and :class:`~croupier.local.client.
-  TableDevices`), and answers what became of each in the table's device log.
+  TableDevices`), and answers what became of each in the table's device log;
+- ``POST /local/faults`` ``{"drop": {"method", "route", "count"}}``, with any local token: the API
+  loses the next ``count`` answers of that route on purpose (:mod:`croupier.local.faults`; the
+  function runs, its answer never arrives), to show what the page does when an answer is lost.
 
 Every request body is validated by a pydantic model that refuses unknown fields; a refusal is a
 4xx with the API's error body.
@@ -82,6 +85,17 @@ class DeviceRequest(_In):
         return self
 
 
+class DropAnswers(_In):
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+    route: str = Field(min_length=1, max_length=200, pattern=r"^/[A-Za-z0-9_{}/-]*$",
+                       description="the route as the template names it: /tables/{table_id}/bets")
+    count: int = Field(default=1, ge=0, le=10, description="how many answers to lose (0: none any more)")
+
+
+class FaultRequest(_In):
+    drop: DropAnswers
+
+
 class Refused(Exception):
     def __init__(self, status: int, reason: str, message: str) -> None:
         super().__init__(message)
@@ -102,6 +116,7 @@ class LocalWeb:
             Rule("/config.json", endpoint="config", methods=["GET"]),
             Rule("/local/token", endpoint="token", methods=["POST"]),
             Rule("/local/tables/<table_id>/devices", endpoint="devices", methods=["POST"]),
+            Rule("/local/faults", endpoint="faults", methods=["POST"]),
             Rule("/", endpoint="file", defaults={"path": "index.html"}, methods=["GET"]),
             Rule("/<path:path>", endpoint="file", methods=["GET"]),
         ])
@@ -171,6 +186,17 @@ class LocalWeb:
             line, ok = fate(target, table_id, send(devices), DEVICE_WAIT)
             events.append({"sent": label, "fate": line, "ok": ok})
         return _json(200, {"table_id": table_id, "events": events})
+
+    def on_faults(self, request: Request) -> Response:
+        from .faults import faults_of
+
+        self._caller(request)
+        body = _validated(FaultRequest, request)
+        drop = body.drop
+        if not any(r.method == drop.method and r.template == drop.route for r in self.stack.routes):
+            raise Refused(404, "no-route", f"the API has no route {drop.method} {drop.route}")
+        faults_of(self.stack).drop(drop.method, drop.route, drop.count)
+        return _json(200, {"drop": drop.model_dump()})
 
     def _caller(self, request: Request) -> Any:
         scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
