@@ -39,8 +39,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     verdict = iam.check(calls, started.roles())
     _session["verdict"], _session["calls"] = verdict, calls
     report = verdict.report()
-    if session.config.cache is not None:
-        folder = session.config.cache.mkdir("croupier")
+    cache = getattr(session.config, "cache", None)  # None with -p no:cacheprovider
+    if cache is not None:
+        folder = cache.mkdir("croupier")
         (folder / "least-privilege.txt").write_text(report + "\n", encoding="utf-8")
         (folder / "aws-calls.txt").write_text("\n".join(iam.summary(calls)) + "\n", encoding="utf-8")
     if verdict.refused and session.exitstatus == pytest.ExitCode.OK:

@@ -528,9 +528,9 @@ def naming_of(template: dict[str, Any], resolver: Any, region: str, account: str
 
 
 def key_shape(key: str) -> str:
-    """A partition key with its ids left out: ``ROUND#r-1#SHARD#0`` -> ``ROUND#*#SHARD#*``."""
+    """A partition key with its ids left out: ``ROUND#r-1#SHARD#000`` -> ``ROUND#*#SHARD#*``."""
     parts = key.split("#")
-    return "#".join(part if i % 2 == 0 else "*" for i, part in enumerate(parts)) if len(parts) > 1 else key
+    return "#".join(part if re.fullmatch(r"[A-Z_]+", part) else "*" for part in parts) if len(parts) > 1 else key
 
 
 def summary(calls: Counter[Call] | set[Call]) -> list[str]:
