@@ -58,6 +58,12 @@ class Harness(Demo):
             screen.close()
         self._watching.clear()
 
+    def dealt(self, devices: TableDevices, timeout: float = 30.0) -> None:
+        """Wait until the dealing function has handled the devices' last event: the card's way from
+        the reader (the bus, a standard queue) is asynchronous, on AWS as here. The dealer does not
+        wait; a test that reads what the event did does."""
+        assert self.stack.wait_handled(devices.last_event_id, timeout), f"event {devices.last_event_id} not handled"
+
     def balance(self, name: str) -> int:
         player = self.players[name]
         return int(player.get(f"/wallets/{player.subject}")["balance"])

@@ -1475,7 +1475,9 @@ def test_a_burn_done_naming_an_unregistered_reader_is_refused(arena: Arena, tap:
                                 "rules": {"timers": LONG}})
     devices = TableDevices(arena.api.stack.outputs["event_bus"], table, f"reader-{table}")
     devices.shuffled("shoe-burn")
+    assert arena.api.stack.wait_handled(devices.last_event_id)  # the dealer draws once the console shows it
     devices.scan("9C")  # burns nine
+    assert arena.api.stack.wait_handled(devices.last_event_id)  # the card's way is asynchronous
     world = World(lambda: [table], lambda: [], lambda: [])
     before = world.take()
     assert before[f"TABLE#{table}|META"]["shoe"]["phase"] == "burning"

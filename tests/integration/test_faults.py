@@ -37,6 +37,7 @@ def _deal_out(h: Harness, round_id: str, devices: Any, shoe: Any) -> None:
     the round cannot place)."""
     while (view := _view(h, round_id))["status"] == "playing" and view["expected"]["kind"] == "card":
         devices.scan(shoe.draw(devices))
+        h.dealt(devices)  # the next look must see this card taken
 
 
 def test_cards_scanned_while_paused_wait_in_the_log_and_are_taken_after_the_resume(
@@ -46,10 +47,12 @@ def test_cards_scanned_while_paused_wait_in_the_log_and_are_taken_after_the_resu
     shoe.prepare(["2S", "3H", "4D", "3C", "5H", "9C"])
     round_id = _start(h, table, {"ana": [{"type": "player", "amount": 1000}]})
     devices.scan(shoe.draw(devices))
+    h.dealt(devices)
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
     assert _view(h, round_id)["paused"] is True
     assert [a["reason"] for a in alerts.of("round-paused", table)] == ["table inspection"]
     devices.scan(shoe.draw(devices))  # the dealer goes on: the card waits in the table's log
+    h.dealt(devices)
     assert _view(h, round_id)["hands"]["banker"]["cards"] == []
     with pytest.raises(ApiError) as wrong_role:
         h.console(table).post(f"/rounds/{round_id}/resume", {})
@@ -105,6 +108,7 @@ def test_a_duplicate_scan_is_ignored_and_a_card_between_rounds_is_kept_counted_a
     round_id = _start(h, table, {"ana": [{"type": "banker", "amount": 500}]})
     scan = devices.scan("9S")
     devices.scan("9S", scan_id=scan)  # the same scan delivered twice
+    h.dealt(devices)
     assert _view(h, round_id)["hands"]["player"]["cards"] == ["9S"]
     for card in ("8H", "KD", "KC"):
         devices.scan(card)
@@ -113,6 +117,7 @@ def test_a_duplicate_scan_is_ignored_and_a_card_between_rounds_is_kept_counted_a
     # a card when the table's round is over: recorded, counted as drawn, given to no hand, told
     before = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
     stray = devices.scan("5S")
+    h.dealt(devices)
     assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == before + 1
     told = alerts.of("card-not-taken", table)
     assert [(t["scan_id"], t["card"]) for t in told] == [(stray, "5S")]
@@ -169,6 +174,7 @@ def test_a_card_during_a_decision_pauses_the_round_until_the_supervisor_says_wha
         devices.scan(shoe.draw(devices))
     wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
     early = devices.scan("2C")  # the dealer drew before the player decided
+    h.dealt(devices)
     view = _view(h, round_id)
     assert view["paused"] is True and "card 2C" in view["pause_reason"]
     assert "while seat 1 hand 0 decides" in view["pause_reason"]
@@ -184,6 +190,7 @@ def test_a_card_during_a_decision_pauses_the_round_until_the_supervisor_says_wha
     assert h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"] == drawn
     h.players["dev"].post(f"/rounds/{round_id}/decisions", {"seat": 1, "action": "hit"}, idempotent=True)
     devices.scan("2C")
+    h.dealt(devices)
     view = _view(h, round_id)
     assert view["paused"] is False and view["hands"]["seats"]["1"]["hands"][0]["cards"] == ["TS", "9D", "2C"]
     h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "procedure error"})
@@ -204,6 +211,7 @@ def test_a_card_kept_for_the_round_is_taken_when_the_round_next_expects_a_card(h
         devices.scan(shoe.draw(devices))
     wait_until(lambda: _view(h, round_id)["expected"]["kind"] == "decision", timeout=30)
     devices.scan(shoe.draw(devices))
+    h.dealt(devices)
     assert _view(h, round_id)["paused"] is True
     drawn = h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]
     h.supervisor.post(f"/rounds/{round_id}/resume", {"card": "round"})
@@ -229,6 +237,7 @@ def test_a_card_long_before_the_countdown_ends_pauses_the_round_and_closes_betti
     h.players["ana"].post(f"/tables/{table}/bets", {"bets": [{"type": "player", "amount": 100}]}, idempotent=True)
     first = shoe.draw(devices)
     devices.scan(first)  # 30 s early: the dealer must not deal yet
+    h.dealt(devices)
     view = _view(h, round_id)
     assert view["paused"] is True and "before betting closed" in view["pause_reason"]
     assert view["status"] == "playing" and view["hands"]["player"]["cards"] == []
@@ -260,12 +269,14 @@ def test_burn_cut_card_and_last_round_close_the_shoe(h: Harness) -> None:
     assert closed.value.status == 409
     # a new shoe: no round before its burn is complete
     devices.shuffled("next-shoe")
+    h.dealt(devices)  # the dealer draws once the console shows the new shoe
     with pytest.raises(ApiError) as burning:
         h.console(table).post(f"/tables/{table}/rounds")
     assert burning.value.status == 409
     devices.scan("3S")  # burns 3
     for card in ("4S", "5S", "6S"):
         devices.scan(card)
+    h.dealt(devices)
     assert h.operator.get(f"/tables/{table}")["shoe"]["phase"] == "ready"
     time.sleep(0.1)
 

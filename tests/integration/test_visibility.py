@@ -122,6 +122,7 @@ def test_no_role_reads_the_deluxe_hole_card_scanned_during_a_pause(h: Harness) -
                timeout=30)
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "camera 2 check"})
     hole = table.devices.scan(table.shoe.draw(table.devices))  # scanned while paused: it waits, pending
+    h.dealt(table.devices)  # recorded (its way is asynchronous)
     polled = _poll(clients, tid, round_id)
     entry = next(e for e in polled["supervisor"]["log"] if e.get("scan_id") == hole)
     assert entry["state"] == "pending" and entry["card"] == "??", entry
@@ -157,6 +158,7 @@ def test_a_card_that_pauses_a_round_is_named_to_the_staff_and_told_in_words_to_p
     h.players["ana"].post(f"/tables/{tid}/bets", {"bets": [{"type": "player", "amount": 100}]}, idempotent=True)
     first = table.shoe.draw(table.devices)
     scan = table.devices.scan(first)  # 30 s early
+    h.dealt(table.devices)  # the card's way is asynchronous
     staff = h.supervisor.get(f"/rounds/{round_id}")
     assert staff["paused"] and f"card {first} (scan {scan}" in staff["pause_reason"]
     assert staff["blocked"]["card"] == first and staff["blocked"]["scan_id"] == scan

@@ -307,6 +307,7 @@ def _deal_until(h: Harness, devices: TableDevices, shoe: DealerShoe, round_id: s
         if view.get("expected", {}).get("kind") != "card":
             break
         devices.scan(shoe.draw(devices))
+        h.dealt(devices)  # the next look must see this card taken
         dealt += 1
 
 
@@ -626,6 +627,7 @@ def test_a_resume_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
     shoe.prepare(["9S", "8H", "KD", "KC"])
     round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
     devices.scan(shoe.draw(devices))
+    h.dealt(devices)
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
     wait_for(lambda: _waits(round_id) and store.load_round(round_id)["paused"])
     _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "resume", {}, "not-paused")
@@ -671,6 +673,7 @@ def test_card_events_delivered_twice_late_or_out_of_order_are_applied_once(h: Ha
     scans += [devices.scan(shoe.draw(devices)), devices.scan(shoe.draw(devices))]
     devices.scan("8H", scan_id=scans[1])  # older scans again, newest first (out of order)
     devices.scan("9S", scan_id=scans[0])
+    h.dealt(devices)
     view = _view(h, round_id)
     assert view["hands"]["player"]["cards"] == ["9S", "KD"] and view["hands"]["banker"]["cards"] == ["8H"]
     assert view["paused"] is False
@@ -679,6 +682,7 @@ def test_card_events_delivered_twice_late_or_out_of_order_are_applied_once(h: Ha
     before = drawn()
     for scan_id, card in zip(scans, ["9S", "8H", "KD", "KC"], strict=True):  # late: the round is over
         devices.scan(card, scan_id=scan_id)
+    h.dealt(devices)
     FIGURES["duplicate_deliveries"] += 7
     assert drawn() == before
     assert _view(h, round_id)["result"] == final["result"]

@@ -114,6 +114,10 @@ class Demo:
         devices = table.devices
         shoe = table.dealer.shoe = table.shoe = DealerShoe(seed, cut_at)
         devices.shuffled(f"shoe-{seed}")
+        # the dealer draws the first card once the console shows the new shoe, and confirms the
+        # burn once it shows how many to burn: the console's events carry no number, and nothing
+        # on the way (the bus, a standard queue) keeps them in order with the reader's
+        self.stack.wait_handled(devices.last_event_id)
         first = shoe.draw(devices)
         devices.scan(first)
         burned = BURN_VALUE[first[0]]
@@ -122,6 +126,7 @@ class Demo:
                 devices.scan(shoe.draw(devices))
         else:
             shoe.position += burned
+            self.stack.wait_handled(devices.last_event_id)
             devices.burn_done()
         # the console's "open round" is ready once the shoe is: the dealer looks before opening
         table.dealer.screen.next(lambda e: e["type"] == "shoe-ready" and e["shoe_id"] == f"shoe-{seed}", timeout=60)

@@ -30,7 +30,7 @@ import time
 import uuid
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,6 +163,8 @@ class LocalStack:
         self.parameters: dict[str, Any] = {}
         self.cors_origin = "*"
         self._pollers: list[tuple[str, str, int]] = []  # (function, queue url, batch size)
+        self._handled: set[str] = set()
+        self._handled_changed = threading.Condition()
         self._schedules: list[str] = []  # functions with a schedule
         self._stopping = threading.Event()
         from .operator_wallet import OperatorWallet
@@ -490,7 +492,10 @@ class LocalStack:
                 records = [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
                             "attributes": m.get("Attributes", {}), "messageAttributes": {}, "md5OfBody": m["MD5OfBody"],
                             "eventSource": "aws:sqs", "eventSourceARN": arn, "awsRegion": REGION} for m in got]
-                answer = self.invoke(function, {"Records": records}) or {}
+                try:
+                    answer = self.invoke(function, {"Records": records}) or {}
+                finally:
+                    self._note_handled(got)
                 failed = {f["itemIdentifier"] for f in (answer.get("batchItemFailures") or [])}
                 done: list[Any] = [{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(got)
                         if m["MessageId"] not in failed]
@@ -499,6 +504,29 @@ class LocalStack:
             except Exception:  # the stack stopping under it, or the function failing: poll on
                 if self._stopping.wait(0.5):
                     return
+
+    def _note_handled(self, messages: Sequence[Any]) -> None:
+        """The bus events (their ids) whose delivery a function has just handled, well or not."""
+        ids = set()
+        for message in messages:
+            with contextlib.suppress(ValueError, TypeError, KeyError):  # not a bus event (the outbox's)
+                ids.add(str(json.loads(message["Body"])["id"]))
+        with self._handled_changed:
+            self._handled |= ids
+            self._handled_changed.notify_all()
+
+    def wait_handled(self, event_id: str, timeout: float = 30.0) -> bool:
+        """Wait until a delivery of the bus event ``event_id`` has been handled by the function that
+        consumes its queue (the table events' dealing function): for a test that reads what the
+        event did. The dealer never waits for this; only an observer does."""
+        deadline = time.monotonic() + timeout
+        with self._handled_changed:
+            while event_id not in self._handled:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._handled_changed.wait(left)
+        return True
 
     def _tick(self, function: str, period: float) -> None:
         """A function's schedule (``rate(...)`` on AWS; every ``period`` seconds here)."""
