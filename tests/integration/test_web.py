@@ -12,6 +12,7 @@ import pytest
 
 from croupier.app.identity import issue_local_token, verify_local_token
 from croupier.local.stack import LocalStack
+from croupier.local.web import LOCAL_PLAYERS, LOCAL_TABLE
 
 pytestmark = pytest.mark.integration
 
@@ -39,7 +40,8 @@ def test_the_pages_and_their_config(stack: LocalStack) -> None:
     status, _, config = call(stack, "GET", "/config.json")
     assert status == 200 and config == {"mode": "local", "api": stack.api_url, "websocket": stack.screens.url,
                                         "local": {"token": "/local/token",
-                                                  "devices": "/local/tables/{table}/devices"}}
+                                                  "devices": "/local/tables/{table}/devices",
+                                                  "players": list(LOCAL_PLAYERS), "table": LOCAL_TABLE}}
     for missing in ("/nothing.js", "/../template.yaml", "/%2e%2e/template.yaml", "/js/../../pyproject.toml"):
         status, _, answer = call(stack, "GET", missing)
         assert status == 404 and answer["error"]["reason"] == "not-found", missing  # type: ignore[index]
@@ -99,3 +101,13 @@ def test_lost_answers_are_asked_for_a_route_the_api_has_with_a_valid_token(stack
         urllib.request.urlopen(request, timeout=30)
     assert answered.value.code == 404
     assert faults_of(stack).dropped[-1] == ("GET", "/tables/web-lost-t")
+
+
+def test_the_sign_in_suggests_the_players_and_table_the_walkthrough_funds_and_creates(stack: LocalStack) -> None:
+    from croupier.local.serve import walkthrough
+
+    config = call(stack, "GET", "/config.json")[2]
+    lines = walkthrough()
+    players, table = config["local"]["players"], config["local"]["table"]  # type: ignore[index]
+    assert players and all(any(f"/wallets/{p}/deposits" in line for line in lines) for p in players)
+    assert any(f'"table_id": "{table}"' in line or f"/tables/{table}" in line for line in lines)

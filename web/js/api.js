@@ -1,6 +1,8 @@
 // The HTTP API (bearer token, Idempotency-Key on money-moving calls, the API's error body) and
 // the WebSocket push (token in the URL, subscribe, snapshots, events; reconnects and resyncs).
 
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, reason, message) {
     super(message);
@@ -54,14 +56,14 @@ async function once(method, path, body, key) {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, "network", `the API cannot be reached (${err.message})`);
+    throw new ApiError(0, "network", t("error.network", { detail: err.message }));
   }
   const text = await response.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.reason || "http", error.message || `HTTP ${response.status}`);
+    throw new ApiError(response.status, error.reason || "http", error.message || t("error.http", { status: response.status }));
   }
   return data;
 }
@@ -100,7 +102,7 @@ export async function local(path, body, token) {
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
     const error = data.error || {};
-    throw new ApiError(response.status, error.reason || "http", error.message || `HTTP ${response.status}`);
+    throw new ApiError(response.status, error.reason || "http", error.message || t("error.http", { status: response.status }));
   }
   return data;
 }
@@ -132,7 +134,7 @@ export class Live {
     const url = new URL(state.config.websocket);
     url.searchParams.set("token", state.session.token);
     const socket = this.socket = new WebSocket(url.href);
-    showLive(this, false, "connecting");
+    showLive(this, false, t("live.connecting"));
     socket.onopen = () => {
       this.retry = 500;
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
@@ -140,7 +142,7 @@ export class Live {
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
-      if (data.type === "subscribed") { showLive(this, true, "live"); this.handlers.onOpen(data); }
+      if (data.type === "subscribed") { showLive(this, true, t("live.on")); this.handlers.onOpen(data); }
       else if (data.type === "snapshot") this.handlers.onSnapshot(data);
       else if (data.type === "error") {
         console.warn("push:", data.reason, data.message);
@@ -157,7 +159,7 @@ export class Live {
         this.handlers.onEvent(data.id !== undefined ? { ...event, delivery: `${data.id}#${i}` } : event));
     };
     socket.onclose = () => {
-      showLive(this, false, this.closed ? "offline" : "reconnecting");
+      showLive(this, false, this.closed ? t("live.off") : t("live.reconnecting"));
       if (this.closed) return;
       setTimeout(() => this.closed || this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 10000);

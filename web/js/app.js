@@ -3,6 +3,7 @@
 import { configure } from "./api.js";
 import { finishCognito, signInLocally, signInWithCognito, signOut, stored } from "./auth.js";
 import { h, toast } from "./dom.js";
+import { LANGUAGES, language, preferred, setLanguage, t, term } from "./i18n.js";
 
 const view = document.getElementById("view");
 let leave = null;
@@ -14,37 +15,54 @@ const VIEWS = {
   table: (id) => import("./table.js").then((m) => m.playerTable(view, id)),
   dealer: (id) => import("./dealer.js").then((m) => m.dealerConsole(view, id)),
   supervisor: (id, query) => import("./supervisor.js").then((m) => m.supervisorConsole(view, query)),
+  help: (id) => import("./help.js").then((m) => m.tableHelp(view, id)),
 };
 
 function nav() {
-  const links = [["#/", "Lobby"]];
-  if (session?.role === "dealer" && session.table) links.push([`#/dealer/${session.table}`, "Dealer console"]);
-  if (session?.role === "supervisor" || session?.role === "operator") links.push(["#/supervisor", "Supervisor"]);
-  document.getElementById("nav").replaceChildren(...(session ? links.map(([href, text]) => h("a", { href }, text)) : []));
+  const links = [["#/", t("nav.lobby")]];
+  if (session?.role === "dealer" && session.table) links.push([`#/dealer/${session.table}`, t("nav.dealer")]);
+  if (session?.role === "supervisor" || session?.role === "operator") links.push(["#/supervisor", t("nav.supervisor")]);
+  const bar = document.getElementById("nav");
+  bar.setAttribute("aria-label", t("nav.views"));
+  bar.replaceChildren(...(session ? links.map(([href, text]) => h("a", { href }, text)) : []));
   document.getElementById("who").replaceChildren(session
-    ? h("span", {}, `${session.name} · ${session.role}${session.table ? ` · ${session.table}` : ""} `,
-      h("button", { class: "small ghost", onclick: () => signOut(config) }, "Sign out"))
+    ? h("span", {}, `${session.name} · ${term("role", session.role)}${session.table ? ` · ${session.table}` : ""} `,
+      h("button", { class: "small ghost", onclick: () => signOut(config) }, t("nav.sign-out")))
     : "");
+  document.getElementById("brand").textContent = t("app.title");
+  // the language switch, on every page: the choice is remembered
+  const choose = h("select", { id: "language", "aria-label": t("nav.language"), onchange: async () => {
+    await setLanguage(choose.value, { remember: true });
+    nav();
+    route();  // the view again, in the language chosen
+  } }, Object.entries(LANGUAGES).map(([code, lang]) => h("option", { value: code, lang: code, selected: code === language() },
+    lang.name)));
+  document.getElementById("languages").replaceChildren(choose);
 }
 
 function signInView() {
   if (config.mode === "cognito") {
-    view.replaceChildren(h("section", { class: "signin panel" }, h("h1", {}, "Sign in"),
-      h("p", {}, "Sign in with your Croupier account."),
-      h("button", { onclick: () => signInWithCognito(config) }, "Sign in")));
+    view.replaceChildren(h("section", { class: "signin panel" }, h("h1", {}, t("signin.title")),
+      h("p", {}, t("signin.cognito")),
+      h("button", { onclick: () => signInWithCognito(config) }, t("signin.button"))));
     return;
   }
-  const role = h("select", { name: "role", "aria-label": "role" },
-    ["player", "dealer", "supervisor", "operator"].map((r) => h("option", { value: r }, r)));
-  const subject = h("input", { name: "subject", value: "ana", "aria-label": "player", autocomplete: "off" });
-  const table = h("input", { name: "table", value: "bac-1", "aria-label": "table", autocomplete: "off" });
-  const tableRow = h("label", { hidden: true }, "Table the console serves ", table);
-  const subjectRow = h("label", {}, "Player ", subject);
+  // the players and the table the local stack's walkthrough funds and creates (config.json)
+  const players = config.local.players || [];
+  const role = h("select", { name: "role", id: "signin-role" },
+    ["player", "dealer", "supervisor", "operator"].map((r) => h("option", { value: r }, term("role", r))));
+  const subject = h("input", { name: "subject", id: "signin-subject", value: players[0] || "", autocomplete: "off",
+                               list: "signin-players" });
+  const suggestions = h("datalist", { id: "signin-players" }, players.map((p) => h("option", { value: p })));
+  const table = h("input", { name: "table", id: "signin-table", value: config.local.table || "", autocomplete: "off" });
+  const subjectName = h("span", {}, t("signin.player"));
+  const tableRow = h("label", { hidden: true, for: "signin-table" }, t("signin.table"), " ", table);
+  const subjectRow = h("label", { for: "signin-subject" }, subjectName, " ", subject, suggestions);
   const error = h("p", { class: "refusal", role: "alert" });
   role.addEventListener("change", () => {
     tableRow.hidden = role.value !== "dealer";
-    subjectRow.firstChild.textContent = role.value === "player" ? "Player " : "Name ";
-    if (role.value !== "player" && subject.value === "ana") subject.value = `${role.value}-1`;
+    subjectName.textContent = role.value === "player" ? t("signin.player") : t("signin.name");
+    if (role.value !== "player" && players.includes(subject.value)) subject.value = `${role.value}-1`;
   });
   const submit = async (event) => {
     event.preventDefault();
@@ -57,10 +75,11 @@ function signInView() {
       if (location.hash === next) route(); else location.hash = next;  // hashchange routes
     } catch (err) { error.textContent = err.message; }
   };
-  view.replaceChildren(h("section", { class: "signin panel" }, h("h1", {}, "Sign in (local stack)"),
-    h("p", { class: "muted" }, "Choose a role and a player: the local stack issues a token of its local key."),
-    h("form", { onsubmit: submit }, h("label", {}, "Role ", role), subjectRow, tableRow,
-      h("button", { type: "submit" }, "Sign in")), error));
+  view.replaceChildren(h("section", { class: "signin panel" }, h("h1", {}, t("signin.local-title")),
+    h("p", { class: "muted" }, t("signin.local-help")),
+    players.length ? h("p", { class: "muted" }, t("signin.funded", { players: players.join(", ") })) : null,
+    h("form", { onsubmit: submit }, h("label", { for: "signin-role" }, t("signin.role"), " ", role), subjectRow, tableRow,
+      h("button", { type: "submit" }, t("signin.button"))), error));
 }
 
 let routing = 0;
@@ -83,6 +102,8 @@ async function route() {
 }
 
 async function start() {
+  await setLanguage(preferred());
+  document.getElementById("live").textContent = t("live.off");
   config = await (await fetch("config.json", { cache: "no-store" })).json();
   try { session = (await finishCognito(config)) || stored(); } catch (err) { toast(err.message, "error"); }
   configure(config, session);
@@ -91,4 +112,4 @@ async function start() {
   await route();
 }
 
-start().catch((err) => view.replaceChildren(h("p", { class: "refusal" }, `The page could not start: ${err.message}`)));
+start().catch((err) => view.replaceChildren(h("p", { class: "refusal" }, t("app.failed", { message: err.message }))));

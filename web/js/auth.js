@@ -2,6 +2,7 @@
 // token of the local key. On AWS: the Cognito user pool's hosted UI, authorization code + PKCE
 // (no client secret in the page); the ID token is the bearer token of the API and the WebSocket.
 import { ApiError, local } from "./api.js";
+import { t } from "./i18n.js";
 
 const KEY = "croupier.session";
 
@@ -75,7 +76,7 @@ export async function finishCognito(config) {
   const pending = JSON.parse(sessionStorage.getItem("croupier.pkce") || "null");
   sessionStorage.removeItem("croupier.pkce");
   history.replaceState(null, "", location.pathname + (pending?.back || "#/"));
-  if (!pending || pending.state !== params.get("state")) throw new ApiError(400, "bad-state", "sign-in state mismatch");
+  if (!pending || pending.state !== params.get("state")) throw new ApiError(400, "bad-state", t("signin.state-mismatch"));
   const { domain, client_id: clientId, redirect_uri: redirect } = config.cognito;
   const response = await fetch(`${domain}/oauth2/token`, {
     method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -83,6 +84,6 @@ export async function finishCognito(config) {
                                 redirect_uri: redirect, code_verifier: pending.verifier }),
   });
   const tokens = await response.json();
-  if (!response.ok) throw new ApiError(response.status, tokens.error || "sign-in", tokens.error_description || "sign-in failed");
+  if (!response.ok) throw new ApiError(response.status, tokens.error || "sign-in", tokens.error_description || t("signin.failed"));
   return keep(sessionOf(tokens.id_token));
 }

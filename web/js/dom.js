@@ -1,4 +1,6 @@
-// A few DOM helpers: h() builds elements, and the page's money, time and toast formatting.
+// A few DOM helpers: h() builds elements, and the page's money, time and toast formatting (in
+// the page's language: i18n.js).
+import { amount, t, time } from "./i18n.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -16,9 +18,9 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-export const money = (units) => (units === undefined || units === null ? "–" : Number(units).toLocaleString("en-US"));
+export const money = (units, currency = null) => amount(units, currency);
 export const signed = (units) => (units > 0 ? "+" : "") + money(units);
-export const clock = (ms) => (ms ? new Date(ms).toLocaleTimeString("en-GB") : "");
+export const clock = (ms) => time(ms);
 export const label = (text) => String(text ?? "").replace(/-/g, " ");
 
 export function toast(message, kind = "info") {
@@ -32,7 +34,7 @@ export function toast(message, kind = "info") {
 setInterval(() => {
   for (const el of document.querySelectorAll("[data-until]")) {
     const left = Math.max(0, Math.ceil((Number(el.dataset.until) - Date.now()) / 1000));
-    el.textContent = `${left} s`;
+    el.textContent = t("timer.seconds", { n: amount(left) });
     el.classList.toggle("urgent", left <= 3);
   }
 }, 250);
@@ -40,5 +42,6 @@ setInterval(() => {
 export function timer(until) {
   if (!until) return null;
   const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-  return h("span", { class: "timer", dataset: { until: String(until) } }, `${left} s`);
+  return h("span", { class: "timer", role: "timer", dataset: { until: String(until) } },
+    t("timer.seconds", { n: amount(left) }));
 }

@@ -1,10 +1,9 @@
 // The lobby: every table (GET /tables, paged), live through the push: status, countdown, roads.
 import { api, Live, session } from "./api.js";
-import { h, label, money, timer } from "./dom.js";
+import { h, money, timer } from "./dom.js";
+import { number, t, term } from "./i18n.js";
 
-const GAMES = { baccarat: "Baccarat", "pok-deng": "Pok Deng", "deluxe-blackjack": "Deluxe Blackjack",
-                blackjack: "Blackjack" };
-export const gameName = (game) => GAMES[game] || game;
+export const gameName = (game) => term("game", game);
 
 const STATUS_OF = { "round-opened": "betting", "betting-closed": "playing", "round-paused": "paused",
   "round-resumed": "playing", "round-result": "settling", "round-settled": "settled", "round-voided": "voided" };
@@ -12,8 +11,8 @@ const STATUS_OF = { "round-opened": "betting", "betting-closed": "playing", "rou
 export async function lobby(root) {
   const tables = new Map();
   const grid = h("div", { class: "tables" });
-  const more = h("button", { class: "ghost", hidden: true }, "More tables");
-  root.replaceChildren(h("section", {}, h("h1", {}, "Lobby"), grid, more));
+  const more = h("button", { class: "ghost", hidden: true }, t("lobby.more"));
+  root.replaceChildren(h("section", {}, h("h1", {}, t("lobby.title")), grid, more));
   let cursor = null;
   let live = null;
 
@@ -24,17 +23,18 @@ export async function lobby(root) {
     return h("article", { class: "table-card", dataset: { table: table.table_id } },
       h("header", {}, h("h2", {}, table.name || table.table_id), h("span", { class: "game" }, gameName(table.game))),
       h("p", { class: "status" }, h("span", { class: `badge ${table.round_status || "idle"}` },
-        label(table.round_status || "no round")), open ? timer(table.closes_at) : null,
-      table.shoe ? h("span", { class: "muted" }, ` shoe round ${table.shoe.round_in_shoe ?? "–"}`) : null,
-      table.shoe?.last_round ? h("span", { class: "tag" }, "last round") : null),
-      h("p", { class: "limits" }, "Limits ", Object.entries(table.limits || {}).slice(0, 3)
-        .map(([type, l]) => h("span", { class: "limit" }, `${label(type)} ${money(l.min)}–${money(l.max)}`))),
-      table.free_seats ? h("p", { class: "muted" }, `Free seats: ${table.free_seats.join(", ") || "none"}`) : null,
+        term("status", table.round_status || "none")), open ? timer(table.closes_at) : null,
+      table.shoe ? h("span", { class: "muted" }, " ", t("lobby.shoe-round", { n: table.shoe.round_in_shoe ?? "–" })) : null,
+      table.shoe?.last_round ? h("span", { class: "tag" }, t("table.last-round")) : null),
+      h("p", { class: "limits" }, t("lobby.limits"), " ", table.play.bet_types.slice(0, 3)
+        .map((b) => h("span", { class: "limit" }, t("lobby.limit", { type: term("bet", b.type), min: money(b.min), max: money(b.max) })))),
+      table.free_seats ? h("p", { class: "muted" }, t("lobby.free-seats", {
+        seats: table.free_seats.map((n) => number(n)).join(", ") || t("lobby.none") })) : null,
       roads ? road(table.play.kind, roads) : null,
       h("p", { class: "actions" },
-        who.role === "player" ? h("a", { class: "button", href: `#/table/${table.table_id}` }, "Play") : null,
+        who.role === "player" ? h("a", { class: "button", href: `#/table/${table.table_id}` }, t("lobby.play")) : null,
         (who.role === "supervisor" || (who.role === "dealer" && who.table === table.table_id))
-          ? h("a", { class: "button ghost", href: `#/dealer/${table.table_id}` }, "Dealer console") : null));
+          ? h("a", { class: "button ghost", href: `#/dealer/${table.table_id}` }, t("nav.dealer")) : null));
   };
 
   const draw = (id) => {
@@ -63,7 +63,7 @@ export async function lobby(root) {
     for (const table of page.tables) { tables.set(table.table_id, table); draw(table.table_id); }
     cursor = page.cursor;
     more.hidden = !cursor;
-    if (!tables.size) grid.replaceChildren(h("p", { class: "muted" }, "No table yet: an operator creates them."));
+    if (!tables.size) grid.replaceChildren(h("p", { class: "muted" }, t("lobby.empty")));
     if (live) live.close();
     const ids = [...tables.keys()].slice(0, 50);
     if (ids.length) live = new Live(ids, { onEvent, onSnapshot: (s) => { tables.set(s.table_id, s.table); draw(s.table_id); } });
@@ -74,21 +74,26 @@ export async function lobby(root) {
 }
 
 // A shoe's road, small: Baccarat's bead plate (P, B, T by round), Pok Deng's last rounds.
-export function road(game, roads) {
-  if (game === "baccarat") {
+export function road(kind, roads) {
+  if (kind === "baccarat") {
     const entries = roads.bead_plate?.entries || [];
     const stats = roads.statistics || {};
     return h("div", { class: "road" },
       h("div", { class: "bead", style: `--columns:${Math.max(8, roads.bead_plate?.columns || 0)}` },
-        entries.map((e) => h("span", { class: `bead-${e.winner}`, title: `round ${e.round}: ${e.winner}`,
-          style: `grid-column:${e.column + 1};grid-row:${e.row + 1}` }, e.winner[0].toUpperCase()))),
-      h("p", { class: "muted" }, `Banker ${stats.banker ?? 0} · Player ${stats.player ?? 0} · Tie ${stats.tie ?? 0}`));
+        entries.map((e) => h("span", { class: `bead-${e.winner}`, role: "img",
+          title: t("road.bead", { round: number(e.round), winner: term("hand", e.winner) }),
+          "aria-label": t("road.bead", { round: number(e.round), winner: term("hand", e.winner) }),
+          style: `grid-column:${e.column + 1};grid-row:${e.row + 1}` }, t(`road.letter-${e.winner}`)))),
+      h("p", { class: "muted" }, t("road.stats", { banker: number(stats.banker ?? 0), player: number(stats.player ?? 0),
+        tie: number(stats.tie ?? 0) })));
   }
   const entries = (roads.entries || []).slice(-6);
-  return h("div", { class: "road" }, h("p", { class: "muted" }, `${roads.rounds ?? 0} rounds this shoe`),
-    entries.length ? h("table", { class: "mini" }, h("tr", {}, h("th", {}, "round"),
-      [1, 2, 3, 4, 5].map((n) => h("th", {}, `H${n}`))),
-    entries.map((e) => h("tr", {}, h("td", {}, e.round),
-      [1, 2, 3, 4, 5].map((n) => h("td", { class: e[`hand-${n}`]?.result }, e[`hand-${n}`]?.result?.[0] || "–")))))
+  const hands = Object.keys(entries[0] || {}).filter((k) => /^hand-\d+$/.test(k));
+  return h("div", { class: "road" }, h("p", { class: "muted" }, t("road.rounds", { n: number(roads.rounds ?? 0) })),
+    entries.length ? h("table", { class: "mini" }, h("tr", {}, h("th", {}, t("road.round")),
+      hands.map((k) => h("th", {}, t("road.hand-short", { n: number(Number(k.slice(5))) })))),
+    entries.map((e) => h("tr", {}, h("td", {}, number(e.round)),
+      hands.map((k) => h("td", { class: e[k]?.result, title: term("outcome", e[k]?.result) },
+        e[k]?.result ? t(`road.letter-${e[k].result}`) : "–")))))
       : null);
 }

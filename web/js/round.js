@@ -4,6 +4,7 @@
 // events above its seq are applied on top. No game rule is computed here.
 import { api } from "./api.js";
 import { h, label } from "./dom.js";
+import { t, term } from "./i18n.js";
 import { hand } from "./cards.js";
 
 const ROUND_STATUS = { "round-opened": "betting", "betting-closed": "playing", "round-paused": "paused",
@@ -69,8 +70,8 @@ export class RoundState {
     if (event.type === "card-dealt") addCard(view, event.hand, event.card, this.play);
     else if (event.type === "cards-revealed") for (const c of event.cards) reveal(view, c.hand, c.card, this.play);
     else if (event.type === "waiting-for") this.waiting = event;
-    else if (event.type === "round-paused") { view.paused = true; view.pause_reason = event.reason; }
-    else if (event.type === "round-resumed") { view.paused = false; view.pause_reason = null; }
+    else if (event.type === "round-paused") { view.paused = true; view.pause_reason = event.reason; view.pause_code = event.code; }
+    else if (event.type === "round-resumed") { view.paused = false; view.pause_reason = null; view.pause_code = null; }
     else if (event.type === "round-result") { view.result = event.result; this.waiting = null; }
     else if (event.type === "round-voided") { view.void_reason = event.reason; this.waiting = null; }
     else if (event.type === "last-round") view.last_round = true;
@@ -145,32 +146,33 @@ function reveal(view, name, code, play) {
 export function felt(view, play, { mine = new Set() } = {}) {
   const hands = view?.hands;
   if (!hands) return h("div", { class: "felt empty" }, h("p", { class: "muted" },
-    view?.status === "betting" ? "Place your bets: the cards come when betting closes." : "No cards yet."));
+    view?.status === "betting" ? t("felt.place-bets") : t("felt.no-cards")));
   if (hands.seats) {
     const dealer = hands.dealer || { cards: [] };
     const seats = Object.entries(hands.seats).sort((a, b) => Number(a[0]) - Number(b[0]));
     return h("div", { class: "felt blackjack" },
-      h("div", { class: "row dealer" }, hand("Dealer", dealer.cards, dealer.score)),
+      h("div", { class: "row dealer" }, hand(term("hand", "dealer"), dealer.cards, dealer.score, "", "Dealer")),
       h("div", { class: "row seats" }, seats.map(([number, seat]) => h("div", {
         class: `seat${mine.has(Number(number)) ? " mine" : ""}`, dataset: { seat: number } },
-      h("div", { class: "seat-name" }, `Seat ${number}`, mine.has(Number(number)) ? " (you)" : "",
-        seat.insured ? h("span", { class: "tag" }, "insured") : null),
-      (seat.hands || []).filter(Boolean).map((one, i) => hand(seat.hands.length > 1 ? `Hand ${i + 1}` : "Hand",
-        one.cards, one.score, [one.bj && "blackjack", one.bust && "bust", one.doubled && "doubled",
-          one.surrendered && "surrendered"].filter(Boolean).join(" ")))))));
+      h("div", { class: "seat-name" }, t(mine.has(Number(number)) ? "felt.seat-yours" : "felt.seat", { n: number }),
+        seat.insured ? h("span", { class: "tag" }, t("felt.insured")) : null),
+      (seat.hands || []).filter(Boolean).map((one, i) => hand(seat.hands.length > 1 ? t("felt.hand-n", { n: i + 1 })
+        : t("felt.hand"), one.cards, one.score, [one.bj && "blackjack", one.bust && "bust", one.doubled && "doubled",
+        one.surrendered && "surrendered"].filter(Boolean).map((x) => term("mark", x)).join(" ")))))));
   }
   if (play.kind === "baccarat") {
     const winner = view.result?.winner;
     return h("div", { class: "felt baccarat" },
       play.hands.map((side) => h("div", { class: `side ${side}${winner === side ? " won" : ""}` },
-        hand(label(side), hands[side]?.cards, hands[side]?.points))),
-      winner ? h("p", { class: "winner" }, winner === "tie" ? "Tie" : `${label(winner)} wins`) : null);
+        hand(term("hand", side), hands[side]?.cards, hands[side]?.points, "", label(side)))),
+      winner ? h("p", { class: "winner", role: "status" }, winner === "tie" ? t("felt.tie")
+        : t("felt.wins", { side: term("hand", winner) })) : null);
   }
   return h("div", { class: "felt pokdeng" }, play.hands.map((name) => {
     const one = hands[name] || view.result?.[name] || {};
     // settled: how a Player bet on the hand settled and which combination decided it ("won 2:1: court cards")
     const settled = view.result?.[name]?.reason;
-    return hand(label(name), one.cards, one.points,
-      settled || (one.pattern && one.pattern !== "normal" ? label(one.pattern) : ""));
+    return hand(term("hand", name), one.cards, one.points,
+      settled || (one.pattern && one.pattern !== "normal" ? term("pattern", one.pattern) : ""), label(name));
   }));
 }

@@ -2,7 +2,8 @@
 // pause, resume (saying what became of a card that paused the round) and void, and each round's
 // full history for disputes, with its transcript to download for `croupier replay`.
 import { api, Live } from "./api.js";
-import { clock, h, label, money, signed, toast } from "./dom.js";
+import { clock, h, money, signed, toast } from "./dom.js";
+import { number, t, term } from "./i18n.js";
 import { gameName } from "./lobby.js";
 import { felt } from "./round.js";
 
@@ -11,88 +12,99 @@ export async function supervisorConsole(root, query) {
   const playing = new Map();  // table id -> round id in play
   const feed = [];
   const parts = { paused: h("div"), playing: h("div"), feed: h("div"), history: h("div", { id: "history" }) };
-  root.replaceChildren(h("section", { class: "supervisor" }, h("h1", {}, "Supervisor console"),
+  root.replaceChildren(h("section", { class: "supervisor" }, h("h1", {}, t("sup.title")),
     h("div", { class: "layout" }, h("div", { class: "main" }, parts.paused, parts.history),
       h("aside", {}, parts.playing, parts.feed))));
 
   const control = async (roundId, what, body) => {
     try {
       await api("POST", `/rounds/${encodeURIComponent(roundId)}/${what}`, body);
-      toast(`round ${roundId}: ${what}`);
+      toast(t("sup.done", { round: roundId, what: term("control", what) }));
     } catch (err) { toast(err.message, "error"); }
   };
 
   function drawPaused() {
     const items = [...paused.values()];
-    parts.paused.replaceChildren(h("div", { class: "panel" }, h("h3", {}, `Paused rounds (${items.length})`),
+    parts.paused.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.paused", { n: number(items.length) })),
       items.length ? items.map((p) => {
-        const reason = h("input", { value: "supervisor decision", "aria-label": "void reason", name: "reason" });
-        const card = h("select", { "aria-label": "what became of the card", name: "card" },
-          ["round", "discarded", "returned"].map((c) => h("option", { value: c }, c)));
+        const reason = h("input", { value: t("sup.void-default"), "aria-label": t("sup.void-reason"), name: "reason" });
+        const card = h("select", { "aria-label": t("sup.card-fate"), name: "card" },
+          ["round", "discarded", "returned"].map((c) => h("option", { value: c }, term("use", c))));
         return h("div", { class: "paused-round", dataset: { round: p.round_id } },
-          h("p", {}, h("strong", {}, p.table_id), ` round ${p.round_id}`),
+          h("p", {}, h("strong", {}, p.table_id), " ", t("sup.round", { round: p.round_id })),
           h("p", { class: "reason" }, p.reason),
-          p.blocked_by ? h("p", { class: "muted" }, `card ${p.blocked_by.card || ""} (log #${p.blocked_by.n ?? "?"}): say what became of it`) : null,
+          p.blocked_by ? h("p", { class: "muted" }, t("sup.blocked", { card: p.blocked_by.card || "", n: p.blocked_by.n ?? "?" })) : null,
           h("div", { class: "buttons" },
             p.blocked_by ? card : null,
-            h("button", { class: "resume", onclick: () => control(p.round_id, "resume", p.blocked_by ? { card: card.value } : {}) }, "Resume"),
+            h("button", { class: "resume", onclick: () => control(p.round_id, "resume", p.blocked_by ? { card: card.value } : {}) },
+              t("sup.resume")),
             reason,
-            h("button", { class: "void danger", onclick: () => control(p.round_id, "void", { reason: reason.value }) }, "Void"),
-            h("button", { class: "ghost", onclick: () => history(p.round_id) }, "History")));
-      }) : h("p", { class: "muted" }, "No round is paused.")));
+            h("button", { class: "void danger", onclick: () => control(p.round_id, "void", { reason: reason.value }) }, t("sup.void")),
+            h("button", { class: "ghost", onclick: () => history(p.round_id) }, t("sup.history"))));
+      }) : h("p", { class: "muted" }, t("sup.none-paused"))));
   }
 
   function drawPlaying() {
-    parts.playing.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Rounds in play"),
+    parts.playing.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.in-play")),
       playing.size ? h("ul", { class: "plain" }, [...playing.entries()].map(([table, roundId]) => h("li", {},
-        h("strong", {}, table), " ", h("button", { class: "small ghost", onclick: () => control(roundId, "pause", { reason: "supervisor pause" }) }, "Pause"),
-        " ", h("button", { class: "small ghost", onclick: () => history(roundId) }, "History"))))
-        : h("p", { class: "muted" }, "None.")));
+        h("strong", {}, table), " ", h("button", { class: "small ghost",
+          onclick: () => control(roundId, "pause", { reason: t("sup.pause-reason") }) }, t("sup.pause")),
+        " ", h("button", { class: "small ghost", onclick: () => history(roundId) }, t("sup.history")))))
+        : h("p", { class: "muted" }, t("sup.none"))));
   }
 
   function drawFeed() {
-    parts.feed.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Live"),
+    parts.feed.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.live")),
       h("ul", { class: "feed" }, feed.slice(-25).reverse().map((e) => h("li", {}, h("span", { class: "muted" }, clock(e.at)),
-        ` ${e.table_id} ${label(e.type)}${e.reason ? `: ${e.reason}` : ""}`)))));
+        ` ${e.table_id} ${term("event", e.type)}${e.reason ? `: ${e.reason}` : ""}`)))));
   }
 
   // --- a round's history, for disputes --------------------------------------------------------
   async function history(roundId) {
-    parts.history.replaceChildren(h("div", { class: "panel" }, h("p", { class: "muted" }, `Loading round ${roundId}…`)));
+    parts.history.replaceChildren(h("div", { class: "panel" }, h("p", { class: "muted" }, t("sup.loading", { round: roundId }))));
     try {
       const view = await api("GET", `/rounds/${encodeURIComponent(roundId)}`);
       const { play } = await api("GET", `/tables/${encodeURIComponent(view.table_id)}`);  // the felt's layout
       let record = null;
       let why = "";
       if (view.status === "settled") record = await api("GET", `/rounds/${encodeURIComponent(roundId)}/transcript`);
-      else why = `The transcript, bets and ledger come once the round is settled (it is ${view.status}).`;
+      else why = t("sup.not-settled", { status: term("status", view.status) });
       const download = record ? h("button", { class: "download", onclick: () => {
         const blob = new Blob([JSON.stringify(record.transcript, null, 2)], { type: "application/json" });
         const link = h("a", { href: URL.createObjectURL(blob), download: `${roundId}.json` });
         document.body.append(link);
         link.click();
         link.remove();
-      } }, "Download transcript (croupier replay)") : null;
+      } }, t("sup.download")) : null;
       parts.history.replaceChildren(h("div", { class: "panel history" },
-        h("h3", {}, `Round ${roundId}`), h("p", {}, `${gameName(view.game)} at ${view.table_id}, round ${view.round_in_shoe} of the shoe: `,
-          h("span", { class: `badge ${view.status}` }, label(view.status)),
-          view.house_result !== undefined && view.house_result !== null ? ` house ${signed(view.house_result)}` : "",
-          view.void_reason ? ` void: ${view.void_reason}` : ""),
+        h("h3", {}, t("sup.round-title", { round: roundId })), h("p", {}, t("sup.round-where", { game: gameName(view.game),
+          table: view.table_id, n: view.round_in_shoe }), " ",
+        h("span", { class: `badge ${view.status}` }, term("status", view.status)),
+        view.house_result !== undefined && view.house_result !== null ? ` ${t("sup.house", { net: signed(view.house_result) })}` : "",
+        view.void_reason ? ` ${t("sup.voided", { reason: view.void_reason })}` : ""),
         felt(view, play), download, why ? h("p", { class: "muted" }, why) : null,
         record ? [
-          h("h4", {}, "Bets"), h("table", { class: "bets" }, h("tr", {}, ["player", "bet", "stake", "taken", "outcome", "net"].map((t) => h("th", {}, t))),
-            record.bets.map((b) => h("tr", {}, h("td", {}, b.player), h("td", {}, label(b.type), b.seat ? ` ${b.seat}` : "", b.mode ? ` (${b.mode})` : ""),
-              h("td", { class: "num" }, money(b.amount)), h("td", { class: "num" }, money(b.taken)),
-              h("td", {}, label(b.result?.outcome || b.status)), h("td", { class: "num" }, b.result ? signed(b.result.net) : "")))),
-          h("h4", {}, "Cards in the order dealt"), h("p", { class: "code" }, record.transcript.cards.join(" ")),
-          record.transcript.actions.length ? [h("h4", {}, "Decisions"), h("ol", {}, record.transcript.actions.map((a) =>
-            h("li", {}, `seat ${a.seat}${a.hand ? ` hand ${a.hand + 1}` : ""}: ${label(a.action)}${a.player ? ` (behind, ${a.player})` : ""}`)))] : null,
-          h("h4", {}, "Ledger"), h("table", { class: "bets" }, h("tr", {}, ["time", "player", "kind", "amount", "before", "after"].map((t) => h("th", {}, t))),
-            record.ledger.map((e) => h("tr", {}, h("td", {}, clock(e.at)), h("td", {}, e.player), h("td", {}, label(e.kind)),
-              h("td", { class: "num" }, signed(e.amount)), h("td", { class: "num" }, money(e.balance_before)), h("td", { class: "num" }, money(e.balance_after))))),
-          record.history.length ? [h("h4", {}, "Supervision"), h("ul", {}, record.history.map((x) => h("li", {}, clock(x.at), " ",
-            x.pause ? `paused: ${x.pause}` : x.void ? `voided: ${x.void}` : `resumed${x.card ? ` (card ${x.card})` : ""}`)))] : null,
-        ] : (view.actions?.length ? [h("h4", {}, "Decisions so far"), h("ol", {}, view.actions.map((a) => h("li", {}, JSON.stringify(a.action || a))))] : null)));
+          h("h4", {}, t("sup.bets")), h("table", { class: "bets" }, h("tr", {},
+            ["player", "bet", "stake", "taken", "outcome", "net"].map((col) => h("th", {}, t(`sup.col-${col}`)))),
+          record.bets.map((b) => h("tr", {}, h("td", {}, b.player), h("td", {}, term("bet", b.type),
+            b.seat ? ` ${number(b.seat)}` : "", b.mode ? ` (${term("mode", b.mode)})` : ""),
+          h("td", { class: "num" }, money(b.amount)), h("td", { class: "num" }, money(b.taken)),
+          h("td", {}, b.result ? term("outcome", b.result.outcome) : term("status", b.status)),
+          h("td", { class: "num" }, b.result ? signed(b.result.net) : "")))),
+          h("h4", {}, t("sup.cards")), h("p", { class: "code", dir: "ltr" }, record.transcript.cards.join(" ")),
+          record.transcript.actions.length ? [h("h4", {}, t("sup.decisions")), h("ol", {}, record.transcript.actions.map((a) =>
+            h("li", {}, t(a.hand ? "sup.decision-hand" : "sup.decision", { seat: a.seat, hand: (a.hand || 0) + 1,
+              action: term("action", a.action) }), a.player ? ` ${t("sup.behind", { player: a.player })}` : "")))] : null,
+          h("h4", {}, t("sup.ledger")), h("table", { class: "bets" }, h("tr", {},
+            ["time", "player", "kind", "amount", "before", "after"].map((col) => h("th", {}, t(`sup.col-${col}`)))),
+          record.ledger.map((e) => h("tr", {}, h("td", {}, clock(e.at)), h("td", {}, e.player), h("td", {}, term("entry", e.kind)),
+            h("td", { class: "num" }, signed(e.amount)), h("td", { class: "num" }, money(e.balance_before)),
+            h("td", { class: "num" }, money(e.balance_after))))),
+          record.history.length ? [h("h4", {}, t("sup.supervision")), h("ul", {}, record.history.map((x) => h("li", {}, clock(x.at), " ",
+            x.pause ? t("sup.was-paused", { reason: x.pause }) : x.void ? t("sup.voided", { reason: x.void })
+              : x.card ? t("sup.resumed-card", { card: x.card }) : t("sup.resumed"))))] : null,
+        ] : (view.actions?.length ? [h("h4", {}, t("sup.so-far")), h("ol", {}, view.actions.map((a) => h("li", { dir: "ltr" },
+          JSON.stringify(a.action || a))))] : null)));
     } catch (err) {
       parts.history.replaceChildren(h("div", { class: "panel" }, h("p", { class: "refusal" }, err.message)));
     }

@@ -2,9 +2,31 @@
 // blackjack decisions (exactly the prompt's legal actions, with its timer), insurance and follow
 // windows, the balance and the bet record.
 import { api, ApiError, Intents, Live, session } from "./api.js";
-import { h, label, money, signed, timer, toast } from "./dom.js";
+import { h, money, signed, timer, toast } from "./dom.js";
 import { gameName, road } from "./lobby.js";
 import { felt, RoundState } from "./round.js";
+import { has, t, term } from "./i18n.js";
+
+// A bet in words: its type, its seat, its mode ("behind seat 2", "banker (no commission)").
+function betName(b) {
+  const type = b.type === "seat" && b.seat ? "" : term("bet", b.type);
+  const seat = b.seat ? t("form.seat-n", { n: b.seat }) : "";
+  return [type, seat].filter(Boolean).join(" ") + (b.mode ? ` (${term("mode", b.mode)})` : "");
+}
+
+// A hand's name from its code ("seat-2/1", "hand-3", "banker").
+function handName(code) {
+  const seat = /^seat-(\d+)(?:\/(\d))?$/.exec(code || "");
+  if (seat) return t("form.seat-n", { n: seat[1] });
+  return term("hand", code);
+}
+
+// Why the round is paused, in the page's language: the pause's code in words; the server's own
+// words for a code the page has none for.
+function pauseWords(view) {
+  const key = `pause.${view.pause_code}`;
+  return view.pause_code && has(key) ? t(key) : (view.pause_reason || t("pause.default"));
+}
 
 export async function playerTable(root, tableId) {
   const me = session().subject;
@@ -40,18 +62,22 @@ export async function playerTable(root, tableId) {
   function draw() {
     const view = round.view;
     parts.head.replaceChildren(h("header", { class: "table-head" },
-      h("h1", {}, table.name || table.table_id, h("span", { class: "game" }, gameName(table.game))),
-      view ? h("p", { class: "status" }, h("span", { class: `badge ${view.status}` }, label(view.status)),
+      h("h1", {}, table.name || table.table_id, h("span", { class: "game" }, gameName(table.game)), " ",
+        h("a", { class: "help-link", href: `#/help/${encodeURIComponent(table.table_id)}` }, t("help.link"))),
+      view ? h("p", { class: "status" }, h("span", { class: `badge ${view.status}` }, term("status", view.status)),
         view.status === "betting" && view.closes_at ? timer(view.closes_at) : null,
-        ` round ${view.round_in_shoe ?? ""} of the shoe`, view.last_round ? h("span", { class: "tag" }, "last round") : null,
-        view.paused ? h("span", { class: "tag warn" }, `paused: ${view.pause_reason || ""}`) : null)
-        : h("p", { class: "muted" }, "Waiting for the dealer to open a round.")));
+        " ", t("table.round-of-shoe", { n: view.round_in_shoe ?? "" }),
+        view.last_round ? h("span", { class: "tag" }, t("table.last-round")) : null)
+        : h("p", { class: "muted" }, t("table.waiting")),
+      // a paused round, in words (the card, scan and log number are the staff's)
+      view?.paused ? h("p", { class: "pause", role: "alert", dataset: { code: view.pause_code || "" } },
+        t("pause.title"), " ", pauseWords(view)) : null));
     parts.felt.replaceChildren(felt(view, table.play, { mine: mySeats() }));
     drawPrompt();
     drawBets();
     drawBetForm();
     drawSeats();
-    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, "Roads"), road(table.play.kind, table.roads)) : "");
+    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, t("table.roads")), road(table.play.kind, table.roads)) : "");
   }
 
   // --- decisions and windows ----------------------------------------------------------------
@@ -65,7 +91,7 @@ export async function playerTable(root, tableId) {
     try {
       await api("POST", `/rounds/${encodeURIComponent(round.id)}/decisions`, body, { key });
       decisions.done();
-      toast(`${label(body.action)}: sent`);
+      toast(t("table.sent", { action: term("action", body.action) }));
       refreshMoney();
     } catch (err) { decisions.done(err); toast(err.message, "error"); }
     deciding = false;
@@ -85,44 +111,45 @@ export async function playerTable(root, tableId) {
       const hand = wait.seat_hand ?? wait.hand ?? 0;
       const legal = (wait.legal || []).filter((a) => a !== "timeout");  // the timer's own action, not a player's
       parts.prompt.append(h("div", { class: `panel ask${yours ? " yours" : ""}` },
-        h("p", {}, yours ? `Your decision, seat ${wait.seat}${hand ? ` hand ${hand + 1}` : ""}` : `Seat ${wait.seat} decides`,
-          " ", timer(wait.deadline)),
+        h("p", {}, yours ? t(hand ? "ask.yours-hand" : "ask.yours", { seat: wait.seat, hand: hand + 1 })
+          : t("ask.seat-decides", { seat: wait.seat }), " ", timer(wait.deadline)),
         yours ? h("div", { class: "buttons" }, legal.map((action) => h("button", {
           class: "action", dataset: { action }, disabled: deciding,
-          onclick: () => decide({ seat: wait.seat, action, hand }) }, label(action))))
+          onclick: () => decide({ seat: wait.seat, action, hand }) }, term("action", action))))
           : null));
     } else if (wait.kind === "insurance") {
       const mine = [...seatBets.map((seat) => ({ seat, action: "insurance" })),
                     ...behind.map((seat) => ({ seat, action: "insurance", behind: true }))];
-      parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, "Insurance is open (the dealer shows an ace) ",
+      parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, t("ask.insurance"), " ",
         timer(wait.deadline)), mine.length ? h("div", { class: "buttons" }, mine.map((body) => h("button", {
         class: "action", dataset: { action: "insurance" }, disabled: deciding, onclick: () => decide(body) },
-      `Insure seat ${body.seat}${body.behind ? " (behind)" : ""}`))) : null));
+      t(body.behind ? "ask.insure-behind" : "ask.insure", { seat: body.seat })))) : null));
     } else if (wait.kind === "follow") {
       const mine = behind.includes(wait.seat);
       const action = `follow-${wait.what}`;
-      parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, `Seat ${wait.seat} chose to ${wait.what} `,
+      parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, t("ask.chose", { seat: wait.seat, what: term("action", wait.what) }), " ",
         timer(wait.deadline)), mine ? h("div", { class: "buttons" }, h("button", {
         class: "action", dataset: { action }, disabled: deciding,
         onclick: () => decide({ seat: wait.seat, action, behind: true, hand: wait.seat_hand ?? 0 }) },
-      `Follow the ${wait.what}`)) : null));
+      term("action", action))) : null));
     } else if (wait.kind === "card") {
-      parts.prompt.append(h("p", { class: "muted" }, `Dealing: next card to ${label(wait.hand)}`));
+      parts.prompt.append(h("p", { class: "muted" }, t("ask.dealing", { hand: handName(wait.hand) })));
     } else if (wait.kind === "settle") {
-      parts.prompt.append(h("p", { class: "muted" }, "Settling…"));
+      parts.prompt.append(h("p", { class: "muted" }, t("ask.settling")));
     }
   }
 
   // --- my bets in this round ------------------------------------------------------------------
   function drawBets() {
     const list = myBets();
-    parts.mine.replaceChildren(list.length ? h("div", { class: "panel" }, h("h3", {}, "Your bets this round"),
+    parts.mine.replaceChildren(list.length ? h("div", { class: "panel" }, h("h3", {}, t("table.your-bets")),
       h("table", { class: "bets" }, list.map((b) => h("tr", { dataset: { bet: b.bet_id } },
-        h("td", {}, b.type === "seat" ? "" : label(b.type), b.seat ? ` seat ${b.seat}` : "", b.mode ? ` (${b.mode})` : ""),
+        h("td", {}, betName(b)),
         h("td", { class: "num" }, money(b.amount)),
-        h("td", { class: "num muted" }, b.taken !== undefined && b.taken !== b.amount ? `reserved ${money(b.taken)}` : ""),
-        h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? `${label(b.result.outcome)} ${signed(b.result.net)}`
-          + (b.result.reason ? ` (${b.result.reason})` : "") : label(b.status || "open")))))) : "");
+        h("td", { class: "num muted" }, b.taken !== undefined && b.taken !== b.amount
+          ? t("table.reserved", { amount: money(b.taken) }) : ""),
+        h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? `${term("outcome", b.result.outcome)} ${signed(b.result.net)}`
+          + (b.result.reason ? ` (${b.result.reason})` : "") : term("status", b.status || "open")))))) : "");
   }
 
   // --- placing bets ---------------------------------------------------------------------------
@@ -139,7 +166,7 @@ export async function playerTable(root, tableId) {
       const answer = await api("POST", `${path}/bets`, { bets: wanted }, { key });
       placing.done();
       for (const bet of answer.bets) bets.set(bet.bet_id, { ...bets.get(bet.bet_id), ...bet, status: "open" });
-      toast(`Bet accepted: ${answer.bets.map((b) => `${label(b.type)}${b.seat ? ` ${b.seat}` : ""} ${money(b.amount)}`).join(", ")}`);
+      toast(t("table.accepted", { bets: answer.bets.map((b) => `${betName(b)} ${money(b.amount)}`).join(", ") }));
       pending = null;
       form.showConfirm();
       draw();
@@ -157,17 +184,18 @@ export async function playerTable(root, tableId) {
   const seatCount = () => table.play.seats || 0;
   const form = (() => {
     const types = table.play.bet_types.map((b) => b.type);
-    const amount = h("input", { type: "number", name: "amount", min: 1, step: 1, value: 1000, "aria-label": "amount" });
-    const type = h("select", { name: "type", "aria-label": "bet type" }, types.map((t) => h("option", { value: t },
-      `${label(t)} (${money(betType(t).min)}–${money(betType(t).max)})`)));
-    const seat = h("select", { name: "seat", "aria-label": "seat" });
+    const amount = h("input", { type: "number", name: "amount", min: 1, step: 1, value: betType(types[0])?.min ?? 1,
+                                "aria-label": t("form.amount") });
+    const type = h("select", { name: "type", "aria-label": t("form.type") }, types.map((kind) => h("option", { value: kind },
+      t("form.type-limits", { type: term("bet", kind), min: money(betType(kind).min), max: money(betType(kind).max) }))));
+    const seat = h("select", { name: "seat", "aria-label": t("form.seat") });
     const modes = table.play.bet_types.flatMap((b) => b.modes || []).filter((m, i, all) => all.indexOf(m) === i);
-    const mode = h("select", { name: "mode", "aria-label": "banker mode" }, modes.map((m) => h("option", { value: m }, label(m))));
-    const button = h("button", { type: "submit" }, "Place bet");
-    const closed = h("p", { class: "muted" }, "Betting is closed: bets open with the next round.");
+    const mode = h("select", { name: "mode", "aria-label": t("form.mode") }, modes.map((m) => h("option", { value: m }, term("mode", m))));
+    const button = h("button", { type: "submit" }, t("form.place"));
+    const closed = h("p", { class: "muted" }, t("form.closed"));
     const refusal = h("p", { class: "refusal", role: "alert" });
     const confirm = h("div", { class: "confirm", hidden: true });
-    const confirmButton = h("button", { class: "confirm-bet", onclick: () => place([pending]) }, "Confirm");
+    const confirmButton = h("button", { class: "confirm-bet", onclick: () => place([pending]) }, t("form.confirm"));
     const wanted = () => {
       const bet = { type: type.value, amount: Number(amount.value) };
       if (betType(type.value)?.seat) bet.seat = Number(seat.value);
@@ -179,10 +207,10 @@ export async function playerTable(root, tableId) {
       if (!pending) { confirm.replaceChildren(); return; }
       const reservation = betType(pending.type).reserves;  // the table's rule, as the server says it
       confirm.replaceChildren(
-        h("p", {}, `${label(pending.type)} ${money(pending.amount)} reserves ${money(pending.amount * reservation)} of your `,
-          `balance (${reservation} × the stake, for a Banker win that takes double); what is not lost comes back at settlement.`),
+        h("p", {}, t("form.reserves", { bet: term("bet", pending.type), amount: money(pending.amount),
+          reserved: money(pending.amount * reservation), n: reservation })),
         confirmButton, " ",
-        h("button", { class: "ghost", onclick: () => { pending = null; showConfirm(); } }, "Cancel"));
+        h("button", { class: "ghost", onclick: () => { pending = null; showConfirm(); } }, t("form.cancel")));
     };
     const submit = (event) => {
       event.preventDefault();
@@ -199,9 +227,9 @@ export async function playerTable(root, tableId) {
     syncFields();
     const notes = [];
     if (table.play.mirror_seat_bets) {
-      notes.push("This table mirrors seat bets: adding to one of your seats raises your other seat to the same total.");
+      notes.push(t("form.mirrors"));
     }
-    const panel = h("div", { class: "panel" }, h("h3", {}, "Bet"), closed,
+    const panel = h("div", { class: "panel" }, h("h3", {}, t("form.title")), closed,
       h("form", { class: "bet-form", onsubmit: submit }, type, seat, mode, amount, button), confirm,
       notes.map((n) => h("p", { class: "muted" }, n)), refusal);
     parts.bet.replaceChildren(panel);
@@ -219,7 +247,7 @@ export async function playerTable(root, tableId) {
         const order = [...mine, ...Array.from({ length: seatCount() }, (_, i) => i + 1).filter((n) => !mine.includes(n))];
         if (order.join() !== seatsShown) {
           seatsShown = order.join();
-          seat.replaceChildren(...order.map((n) => h("option", { value: n }, `seat ${n}${mine.includes(n) ? " (yours)" : ""}`)));
+          seat.replaceChildren(...order.map((n) => h("option", { value: n }, t(mine.includes(n) ? "form.seat-yours" : "form.seat-n", { n }))));
         }
       },
     };
@@ -240,28 +268,28 @@ export async function playerTable(root, tableId) {
   function drawSeats() {
     if (!blackjack) { parts.seats.replaceChildren(); return; }
     const count = seatCount();
-    parts.seats.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Seats"), h("div", { class: "seat-grid" },
+    parts.seats.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("seats.title")), h("div", { class: "seat-grid" },
       Array.from({ length: count }, (_, i) => i + 1).map((n) => {
         const seat = table.seats?.[n];
-        if (seat?.yours) return h("button", { class: "seat-button yours", dataset: { seat: n }, onclick: () => seatAction("DELETE", n) }, `${n}: yours (leave)`);
-        if (seat) return h("button", { class: "seat-button", disabled: true }, `${n}: taken`);
-        return h("button", { class: "seat-button free", dataset: { seat: n }, onclick: () => seatAction("PUT", n) }, `${n}: sit`);
+        if (seat?.yours) return h("button", { class: "seat-button yours", dataset: { seat: n }, onclick: () => seatAction("DELETE", n) }, t("seats.yours", { n }));
+        if (seat) return h("button", { class: "seat-button", disabled: true }, t("seats.taken", { n }));
+        return h("button", { class: "seat-button free", dataset: { seat: n }, onclick: () => seatAction("PUT", n) }, t("seats.sit", { n }));
       }))));
   }
 
   // --- wallet and record ------------------------------------------------------------------------
   function drawMoney() {
     parts.wallet.replaceChildren(h("div", { class: "panel" },
-      h("h3", {}, wallet?.mode === "seamless" ? `Balance at ${wallet.operator}` : "Balance"),
-      h("p", { class: "balance", id: "balance" }, wallet ? money(wallet.balance) : "–")));
-    const rows = (record?.bets || []).map((b) => h("tr", {}, h("td", {}, label(b.type), b.seat ? ` ${b.seat}` : ""),
+      h("h3", {}, wallet?.mode === "seamless" ? t("wallet.at", { operator: wallet.operator }) : t("wallet.balance")),
+      h("p", { class: "balance", id: "balance" }, wallet ? money(wallet.balance, wallet.currency) : "–")));
+    const rows = (record?.bets || []).map((b) => h("tr", {}, h("td", {}, betName(b)),
       h("td", { class: "num" }, money(b.amount)),
-      h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? signed(b.result.net) : label(b.status),
+      h("td", { class: `outcome ${b.result?.outcome || ""}` }, b.result ? signed(b.result.net) : term("status", b.status),
         b.result?.reason ? h("small", { class: "muted" }, ` ${b.result.reason}`) : null),
       h("td", { class: "num muted" }, b.balance_after !== undefined ? money(b.balance_after) : "")));
-    parts.record.replaceChildren(h("div", { class: "panel" }, h("h3", {}, "Bet record"),
-      rows.length ? h("table", { class: "bets record" }, h("tr", {}, h("th", {}, "bet"), h("th", {}, "amount"),
-        h("th", {}, "net"), h("th", {}, "balance")), rows) : h("p", { class: "muted" }, "No bets yet.")));
+    parts.record.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("record.title")),
+      rows.length ? h("table", { class: "bets record" }, h("tr", {}, h("th", {}, t("record.bet")), h("th", {}, t("record.amount")),
+        h("th", {}, t("record.net")), h("th", {}, t("record.balance"))), rows) : h("p", { class: "muted" }, t("record.none"))));
   }
 
   // --- the push -----------------------------------------------------------------------------
@@ -274,7 +302,7 @@ export async function playerTable(root, tableId) {
     }
     if (event.type === "roads-updated") table.roads = event.roads;
     if (["seats-changed", "shoe-ready", "round-settled", "round-refunded"].includes(event.type)) {
-      api("GET", path).then((t) => { table = t; draw(); }).catch(() => {});
+      api("GET", path).then((fresh) => { table = fresh; draw(); }).catch(() => {});
     }
     if (event.type === "round-refunded") refreshMoney();
     round.push(event);

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..app.identity import issue_local_token
 from .stack import LocalStack, project_root
+from .web import LOCAL_PLAYERS, LOCAL_TABLE
 
 STATE_FILE = ".croupier-local.json"
 NEW_KEY = "$(python3 -c 'import uuid; print(uuid.uuid4())')"
@@ -44,7 +45,7 @@ def state_of(stack: LocalStack) -> dict[str, Any]:
             "operator_wallets": os.environ.get("OPERATOR_WALLETS", ""), "operator_wallet": stack.operator_wallet.url}
 
 
-def tokens(secret: str, table: str = "bac-1", players: tuple[str, str] = ("alice", "bob")) -> dict[str, str]:
+def tokens(secret: str, table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYERS) -> dict[str, str]:
     """A token per shell variable: the operator, the supervisor, the table's dealer console (its
     token names the one table it serves) and two players."""
     out = {"OPERATOR": issue_local_token(secret, "operator-1", "operator"),
@@ -65,7 +66,7 @@ def curl(method: str, path: str, token: str, body: dict[str, Any] | None = None,
     return " ".join(words)
 
 
-def walkthrough(table: str = "bac-1", players: tuple[str, str] = ("alice", "bob"), countdown: int = 10,
+def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYERS, countdown: int = 10,
                 croupier: str = ".venv/bin/croupier") -> list[str]:
     """A whole Baccarat round by hand, as shell lines (comments start with ``#``): run in order in
     the project's folder, with ``$API`` and the tokens of :func:`tokens` exported."""
