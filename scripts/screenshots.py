@@ -50,8 +50,11 @@ def first_paint(browser: Any, url: str, runs: int = 5) -> tuple[float, float]:
     return statistics.median(paints), statistics.median(loads)
 
 
-def sign_in(browser: Any, web: str, role: str, subject: str, table: str | None = None) -> Any:
-    page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+def sign_in(browser: Any, web: str, role: str, subject: str, table: str | None = None, locale: str = "en-US",
+            viewport: tuple[int, int] = (1280, 860)) -> Any:
+    """A page signed in, in a browser whose preferred language is ``locale``."""
+    width, height = viewport
+    page = browser.new_context(viewport={"width": width, "height": height}, locale=locale).new_page()
     page.on("pageerror", lambda exc: print("page error:", exc))
     page.on("console", lambda m: print("console:", m.text) if m.type in ("error", "warning") else None)
     from croupier.local.web import sign_in as fill_sign_in
@@ -129,9 +132,29 @@ def main(argv: list[str] | None = None) -> int:
         supervisor.screenshot(path=str(out / "supervisor-console.png"), full_page=True)
         demo.supervisor.post(f"/rounds/{started['round_id']}/void", {"reason": "screenshots taken"})
         dlx.dealer.finish()
+        # the Pok Deng table in Urdu (right to left, Urdu digits), its countdown running
+        urdu = sign_in(browser, stack.web.url, "player", demo.players["chloe"].subject, locale="ur-PK")
+        urdu.goto(f"{stack.web.url}/#/table/pd-1")
+        urdu.wait_for_selector("#live:not(.off)")
+        demo.tables["pd-1"].console.post("/tables/pd-1/rounds")
+        urdu.wait_for_selector(".badge.betting")
+        urdu.select_option("select[name=type]", "player-2")
+        urdu.fill("input[name=amount]", "500")
+        urdu.click("form.bet-form button[type=submit]")
+        urdu.wait_for_selector(".confirm:not([hidden])")
+        urdu.wait_for_timeout(300)
+        urdu.screenshot(path=str(out / "ur-pok-deng-table.png"), full_page=True)
+        # the classic blackjack table's help in Persian, every figure from its rules
+        demo.open_table("bj-1", "blackjack", 34, cut_at=300)
+        persian = sign_in(browser, stack.web.url, "player", demo.players["dev"].subject, locale="fa-IR")
+        persian.goto(f"{stack.web.url}/#/help/bj-1")
+        persian.wait_for_selector(".help [data-rule='same-rank']")
+        persian.screenshot(path=str(out / "fa-blackjack-help.png"), full_page=True)
+        # (the Pok Deng round is left betting: a betting round cannot be voided; the stack stops next)
         time.sleep(0.5)
         browser.close()
-    for name in ("lobby", "player-table", "dealer-console", "supervisor-console"):
+    for name in ("lobby", "player-table", "dealer-console", "supervisor-console", "ur-pok-deng-table",
+                 "fa-blackjack-help"):
         print(f"wrote {out / (name + '.png')}")
     return 0
 
