@@ -11,9 +11,10 @@ export async function supervisorConsole(root, query) {
   const paused = new Map();   // round id -> {table_id, round_id, reason, blocked_by}
   const playing = new Map();  // table id -> round id in play
   const feed = [];
-  const parts = { paused: h("div"), playing: h("div"), feed: h("div"), history: h("div", { id: "history" }) };
+  const parts = { paused: h("div"), playing: h("div"), feed: h("div"), history: h("div", { id: "history" }),
+                  rounds: h("div") };
   root.replaceChildren(h("section", { class: "supervisor" }, h("h1", {}, t("sup.title")),
-    h("div", { class: "layout" }, h("div", { class: "main" }, parts.paused, parts.history),
+    h("div", { class: "layout" }, h("div", { class: "main" }, parts.paused, parts.history, parts.rounds),
       h("aside", {}, parts.playing, parts.feed))));
 
   const control = async (roundId, what, body) => {
@@ -110,9 +111,35 @@ export async function supervisorConsole(root, query) {
     }
   }
 
+  // --- a table's rounds, any status, newest first: each opens its history ---------------------
+  const STATUSES = ["betting", "closing", "playing", "settling", "settled", "voiding", "voided"];
+  const pickTable = h("select", { id: "rounds-table", "aria-label": t("sup.rounds-table") });
+  const pickStatus = h("select", { id: "rounds-status", "aria-label": t("sup.rounds-status") },
+    h("option", { value: "" }, t("sup.rounds-any")), STATUSES.map((st) => h("option", { value: st }, term("status", st))));
+  const roundList = h("div", { class: "round-list" });
+  async function loadRounds() {
+    if (!pickTable.value) { roundList.replaceChildren(); return; }
+    try {
+      const answer = await api("GET", `/tables/${encodeURIComponent(pickTable.value)}/rounds?limit=50`);
+      const rows = answer.rounds.filter((r) => !pickStatus.value || r.status === pickStatus.value);
+      roundList.replaceChildren(rows.length ? h("table", { class: "bets" }, h("tr", {}, h("th", {}, t("sup.col-time")),
+        h("th", {}, t("sup.col-round")), h("th", {}, t("sup.rounds-status")), h("th", {}, "")),
+      rows.map((r) => h("tr", {}, h("td", {}, clock(r.created_at)), h("td", {}, number(r.round_in_shoe)),
+        h("td", {}, h("span", { class: `badge ${r.status}` }, term("status", r.status))),
+        h("td", {}, h("button", { class: "small ghost", dataset: { history: r.round_id }, onclick: () => history(r.round_id) },
+          t("sup.history")))))) : h("p", { class: "muted" }, t("sup.rounds-none")));
+    } catch (err) { roundList.replaceChildren(h("p", { class: "refusal" }, err.message)); }
+  }
+  pickTable.addEventListener("change", loadRounds);
+  pickStatus.addEventListener("change", loadRounds);
+  parts.rounds.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.rounds")),
+    h("div", { class: "buttons" }, pickTable, pickStatus), roundList));
+
   // --- state at start, then the push ------------------------------------------------------------
   if (query.get("round")) history(query.get("round"));  // asked for by address: at once
   const lobby = await api("GET", "/tables?limit=100");
+  pickTable.replaceChildren(h("option", { value: "" }, t("sup.rounds-pick")),
+    ...lobby.tables.map((table) => h("option", { value: table.table_id }, `${table.name || table.table_id} · ${gameName(table.game)}`)));
   const inPlay = lobby.tables.filter((t) => t.round_id && !["settled", "voided", "betting"].includes(t.round_status));
   for (const table of lobby.tables) {
     if (table.round_id && !["settled", "voided"].includes(table.round_status)) playing.set(table.table_id, table.round_id);
