@@ -41,6 +41,7 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
     env.setenv("WALLET_RETRY_CAP_MS", "30000")
     env.setenv("WALLET_DEBIT_GRACE_MS", "90000")
     env.setenv("WALLET_SWEEP_SLACK_MS", "20000")
+    env.setenv("SCREENS_CAN_CLOSE", "true")
     settings = Settings.from_env()
     assert settings.model_dump() == {
         "stage": "prod", "game_table": ENV["GAME_TABLE"], "wallet_table": ENV["WALLET_TABLE"],
@@ -52,7 +53,7 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
         "cognito_client_id": None, "jwt_secret": "s3cret", "operator_wallets": "/croupier/prod/operators",
         "wallet_calls_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-wallet-calls",
         "wallet_timeout_ms": 2500, "wallet_retry_base_ms": 500, "wallet_retry_cap_ms": 30000,
-        "wallet_debit_grace_ms": 90000, "wallet_sweep_slack_ms": 20000}
+        "wallet_debit_grace_ms": 90000, "wallet_sweep_slack_ms": 20000, "screens_can_close": True}
 
 
 def test_defaults(env: pytest.MonkeyPatch) -> None:
