@@ -76,6 +76,25 @@ def test_a_gap_holds_the_later_events_until_the_missing_one_comes(stack: LocalSt
     assert store.waiting_events(table) == [] and int(store.once_marker(table, third[0])["n"]) == 3
 
 
+def test_events_left_waiting_by_a_caller_that_died_are_moved_by_the_next_one(
+        stack: LocalStack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GIVEN #3 waiting for #2, WHEN the caller that places #2 dies before moving #3, THEN the
+    reader's next event (#4) moves #3 first and then goes in itself: nothing is left waiting."""
+    table = f"died-{uuid.uuid4().hex[:8]}"
+    reader = f"reader-{table}"
+    scans = {n: _scan(table, n) for n in (1, 2, 3, 4)}
+    for n in (1, 3):
+        store.record_device_event(table, scans[n][0], dict(scans[n][1]), (reader, n))
+    take = store._take_waiting
+    monkeypatch.setattr(store, "_take_waiting", lambda *a: None)  # dies after placing #2
+    assert store.record_device_event(table, scans[2][0], dict(scans[2][1]), (reader, 2)) == 2
+    assert [w["key"] for w in store.waiting_events(table)] == [scans[3][0]]
+    monkeypatch.setattr(store, "_take_waiting", take)
+    assert store.record_device_event(table, scans[4][0], dict(scans[4][1]), (reader, 4)) == 0  # it came after #2
+    assert [int(e["seq"]) for e in store.log_entries(table)] == [1, 2, 3, 4]
+    assert store.waiting_events(table) == []
+
+
 def test_a_number_used_before_by_another_scan_is_kept_and_marked(stack: LocalStack) -> None:
     table = f"reuse-{uuid.uuid4().hex[:8]}"
     reader = f"reader-{table}"

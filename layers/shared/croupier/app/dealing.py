@@ -79,7 +79,7 @@ def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
         # an earlier event of its reader has not come yet: it waits, recorded, and goes into the
         # log with it (a card that never comes leaves the round waiting for its card, whose timer
         # pauses it)
-        return {"recorded": "waiting", "taken": 0}
+        return {"recorded": "waiting", **drain(table_id, table)}  # it may have moved ones waiting before
     if n is None:
         # delivered again: the first delivery recorded it, and may have died before it drained
         # or woke the round's workflow

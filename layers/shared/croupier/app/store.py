@@ -34,6 +34,7 @@ sweeper finds it there); every call carries ``round_pk`` (GSI ``by-round``: a ro
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
@@ -497,18 +498,16 @@ def record_device_event(table_id: str, key: str, entry: dict[str, Any],
                 entry["out_of_sequence"] = f"reader {reader}'s event #{number} comes after its #{last}"
             else:
                 placed[reader] = number
-        n = _append(table_id, head, placed, [
+        return _append(table_id, head, placed, [
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
                      "Item": {**once_key(table_id, key), "n": int(head.get("count", 0)) + 1, "at": int(entry["at"]),
                               "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}}], entry, key)
-        if n is None:
-            return None
-        if seq is not None and placed.get(seq[0]) == seq[1]:
-            _take_waiting(table_id, seq[0], seq[1] + 1)
-        return n
 
-    return until_it_wins(attempt, lost=_Moved, attempts=20,
-                         busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
+    n = until_it_wins(attempt, lost=_Moved, attempts=20,
+                      busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
+    if seq is not None:
+        _take_waiting(table_id, seq[0])
+    return n
 
 
 def _append(table_id: str, head: dict[str, Any], placed: dict[str, int], extra: list[dict[str, Any]],
@@ -559,30 +558,29 @@ def _wait(table_id: str, key: str, entry: dict[str, Any], reader: str, number: i
     return 0
 
 
-def _take_waiting(table_id: str, reader: str, number: int) -> None:
-    """Move the reader's events that waited for the one just placed into the log, in order, each in
-    one transaction with its marker (whoever comes first moves each one; the others find it gone)."""
+def _take_waiting(table_id: str, reader: str) -> None:
+    """Move the reader's events that wait for the number after its last placed one into the log, in
+    order, each in one transaction with its marker (whoever comes first moves each one; the others
+    find it gone). Called after every event of the reader, whatever became of it: a caller that
+    died between placing a number and moving the ones after it leaves them to the next event (or
+    the next delivery of the same one)."""
     name = settings().game_table
     for _ in range(LOG_BATCH * 20):  # a bound, never reached: each pass moves one event, or returns
+        head = log_head(table_id)
+        placed = dict(head.get("seqs") or {})
+        number = int(placed.get(reader, 0)) + 1
         waiting = get(game_table(), waiting_key(table_id, reader, number))
         if waiting is None:
             return
-        head = log_head(table_id)
-        placed = dict(head.get("seqs") or {})
-        if int(placed.get(reader, 0)) != number - 1:
-            return  # another caller moved it (and goes on with the next)
         placed[reader] = number
         n = int(head.get("count", 0)) + 1
-        try:
+        with contextlib.suppress(_Moved):  # another caller moved it, or the log moved: read it all again
             _append(table_id, head, placed, [
                 {"Delete": {"TableName": name, "Key": waiting_key(table_id, reader, number),
                             "ConditionExpression": "attribute_exists(pk)"}},
                 {"Update": {"TableName": name, "Key": once_key(table_id, str(waiting["key"])),
                             "UpdateExpression": "SET n = :n", "ExpressionAttributeValues": {":n": n}}}],
                 plain(waiting["entry"]), str(waiting["key"]))
-        except _Moved:
-            continue  # read it all again
-        number += 1
 
 
 def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, Any]]:
