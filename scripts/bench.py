@@ -5,6 +5,13 @@ one section, ``--runs N`` to change how many timed runs a median is taken over).
 measured in one process pinned to one core; they are printed, never asserted (the tests do not
 depend on the machine's speed).
 
+The document
+    A full run (no ``--only``, no ``--quick``) also writes ``docs/benchmarks.md``: every figure
+    with its target, the date, the machine, the command and the git commit (``--no-write`` to
+    leave it alone). A partial run (``--only`` or ``--quick``) only prints, unless given
+    ``--write``: then it replaces just the sections it measured, each carrying its own date,
+    command and commit, and leaves the others as their last run wrote them.
+
 Adding a section
     A section is a function ``run(opts: Options) -> Iterable[Figure]`` in any module of
     ``scripts/``; list it in :data:`SECTIONS` as ``Section(name, title, "module:function")``. It
@@ -16,11 +23,15 @@ Adding a section
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
 import gc
 import os
 import platform
+import re
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -95,6 +106,11 @@ class Options:
             return True
         return any(key == o or key.startswith(o + ".") for o in self.only)
 
+    def touches(self, section: str) -> bool:
+        """Whether any figure of ``section`` is to be measured (a section measured in one go, such as
+        ``cards``, runs whole and :func:`main` keeps only the figures asked for)."""
+        return not self.only or any(o.split(".")[0] == section for o in self.only)
+
     def command(self, key: str) -> str:
         """The command that measures this one figure again, with the same options."""
         parts = [_display(Path(sys.executable)), "scripts/bench.py", "--only", key]
@@ -163,6 +179,10 @@ def median_rate(fn: Callable[[], object], count: int, runs: int) -> float:
 
 
 def _format_value(value: float) -> str:
+    if 0 < abs(value) < 0.01:  # a cost in dollars: three significant digits
+        return f"{value:.3g}"
+    if float(value).is_integer():  # a count
+        return f"{value:,.0f}"
     if value >= 1000:
         return f"{value:,.0f}"
     if value >= 100:
@@ -190,6 +210,44 @@ def machine_note() -> str:
             f"{reference * 1e3:.0f} ms CPU")
 
 
+def machine() -> dict[str, str]:
+    """The machine the figures were taken on: CPU model, cores, memory, Python and the OS."""
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith(("model name", "hardware")):
+                model = line.split(":", 1)[1].strip()
+                break
+    memory = "unknown"
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 1024 ** 2:.1f} GiB"
+    system = platform.platform()
+    with contextlib.suppress(OSError, ValueError):
+        release = dict(line.split("=", 1) for line in Path("/etc/os-release").read_text(encoding="utf-8").splitlines()
+                       if "=" in line)
+        system = f"{release.get('PRETTY_NAME', '').strip(chr(34))} (Linux {platform.release()})"
+    allowed = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = f"{os.cpu_count()} cores" + (f" ({allowed} usable)" if allowed != os.cpu_count() else "")
+    return {"cpu": f"{model} ({platform.machine()})", "cores": cores,
+            "memory": memory, "python": f"{platform.python_implementation()} {platform.python_version()}",
+            "os": system}
+
+
+def git_commit() -> str:
+    """The commit the figures were taken at, and whether the working tree had changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return commit + (" (with uncommitted changes in the working tree)" if dirty else "")
+
+
 def pin_to_one_core(core: int | None) -> str:
     """Pin this process (and the processes it starts) to one core; returns a description."""
     if not hasattr(os, "sched_setaffinity"):
@@ -200,6 +258,67 @@ def pin_to_one_core(core: int | None) -> str:
     return f"one process pinned to core {chosen} of {len(allowed)}"
 
 
+DOCUMENT = ROOT / "docs" / "benchmarks.md"
+_BLOCK = re.compile(r"<!-- bench:(?P<name>[a-z0-9_-]+) -->\n.*?<!-- /bench:(?P=name) -->\n", re.S)
+
+
+@dataclass
+class Run:
+    """What a run tells the document besides its figures."""
+
+    command: str
+    date: str
+    commit: str
+    machine: dict[str, str]
+    where: str
+    note: str
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def section_block(section: Section, figures: Sequence[Figure], run: Run) -> str:
+    """One section of the document: its figures with their targets, and when, how and where."""
+    m = run.machine
+    lines = [f"<!-- bench:{section.name} -->", f"## {section.name}: {section.title}", "",
+             f"Measured {run.date} at commit {run.commit} with `{run.command}`; {run.where}; "
+             f"{m['cpu']}, {m['cores']}, {m['memory']}, {m['python']}, {m['os']}; {run.note}.", "",
+             "| figure | value | unit | target | verdict | how |", "|---|---:|---|---|---|---|"]
+    for f in figures:
+        lines.append(f"| {_cell(f.label)} (`{f.key}`) | {_format_value(f.value)} | {_cell(f.unit)} | "
+                     f"{_format_target(f).removeprefix('target ')} | {f.verdict} | {_cell(f.note)} |")
+    if not figures:
+        lines.append("| (no figure) | | | | | |")
+    return "\n".join(lines) + "\n\n<!-- /bench:" + section.name + " -->\n"
+
+
+def write_document(path: Path, measured: dict[str, list[Figure]], run: Run, *, whole: bool) -> None:
+    """Write the document: ``whole``, every section from this run; else this run's sections
+    replace theirs and the others stay as the file has them (in :data:`SECTIONS` order)."""
+    kept: dict[str, str] = {}
+    if not whole and path.exists():
+        kept = {m["name"]: m.group(0) for m in _BLOCK.finditer(path.read_text(encoding="utf-8"))}
+    for section in SECTIONS:
+        if section.name in measured:
+            kept[section.name] = section_block(section, measured[section.name], run)
+    m = run.machine
+    head = ["# Benchmarks", "",
+            "Written by `make bench` (`scripts/bench.py`): do not edit by hand; every figure below is what a run "
+            "printed. A full run rewrites the whole page; `scripts/bench.py --only SECTION --write` rewrites only "
+            "that section, which then says when and where it was measured. Figures are measured, never asserted; "
+            "a target is the issue's where it set one (PASS: met; BELOW: not met). Each figure's key is what "
+            "`--only` takes.", "",
+            f"Last written {run.date} with `{run.command}` at commit {run.commit}.", "",
+            "| machine of that run | |", "|---|---|",
+            f"| CPU | {m['cpu']} |", f"| cores | {m['cores']} |", f"| memory | {m['memory']} |",
+            f"| Python | {m['python']} |", f"| OS | {m['os']} |", f"| measured as | {run.where} |",
+            f"| load | {run.note} |", ""]
+    body = [kept[s.name] for s in SECTIONS if s.name in kept]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(head) + "\n" + "\n".join(body), encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs (a rough figure in seconds)")
@@ -208,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=None, help="timed runs per figure (the median is reported)")
     parser.add_argument("--core", type=int, default=None, help="the CPU core to pin to (default: the last allowed)")
     parser.add_argument("--list", action="store_true", help="list the sections and exit")
+    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
+                        help="write docs/benchmarks.md (default: only for a full run; a partial run with --write "
+                             "replaces only the sections it measured)")
+    parser.add_argument("--document", type=Path, default=DOCUMENT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.list:
         for section in SECTIONS:
@@ -220,22 +343,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown section {unknown[0]!r}; sections are {', '.join(sorted(known))}")
 
+    whole = not opts.only and not opts.quick
+    write = whole if args.write is None else args.write
+    words = ["scripts/bench.py", *(argv if argv is not None else sys.argv[1:])]
+    command = "make bench" if whole and len(words) == 1 else " ".join(shlex.quote(w) for w in words)
+    host = machine()  # before pinning: the machine's cores, not the one this process keeps
     where = pin_to_one_core(opts.core)
     impl = platform.python_implementation()
     print(f"Croupier benchmark: {impl} {platform.python_version()} on {platform.machine()}, {where}; "
           f"median of {opts.runs} runs{' (--quick)' if opts.quick else ''}")
-    print(f"Machine: {machine_note()}")
+    note = machine_note()
+    print(f"Machine: {note}")
+    run_info = Run(command=command, date=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                   commit=git_commit(), machine=host,
+                   where=f"{where}, median of {opts.runs} runs{' (--quick)' if opts.quick else ''}", note=note)
+    measured: dict[str, list[Figure]] = {}
     sys.modules.setdefault("bench", sys.modules[__name__])  # sections import Figure & co. from here
     if str(SCRIPTS) not in sys.path:
         sys.path.insert(0, str(SCRIPTS))
     below = 0
     for section in SECTIONS:
-        if opts.only and not any(o.split(".")[0] == section.name for o in opts.only):
+        if not opts.touches(section.name):
             continue
         print(f"\n== {section.name}: {section.title}")
         module, func = section.run.split(":")
         run: Callable[[Options], Iterable[Figure]] = getattr(import_module(module), func)
+        figures = measured.setdefault(section.name, [])
         for figure in run(opts):
+            if not opts.wants(figure.key):
+                continue
+            figures.append(figure)
             verdict = figure.verdict
             below += verdict == "BELOW"
             print(f"  {figure.label:<52} {_format_value(figure.value):>10} {figure.unit:<9} "
@@ -245,6 +382,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"      reproduce: {opts.command(figure.key)}")
             sys.stdout.flush()
     print(f"\n{'every figure meets its target' if not below else f'{below} figure(s) below target'}")
+    if write:
+        write_document(args.document, measured, run_info, whole=whole)
+        print(f"written: {_display(args.document)}" + ("" if whole else f" (sections {', '.join(measured)})"))
+    else:
+        print(f"not written: {_display(args.document)} (a partial run; --write replaces its sections there)"
+              if not whole else f"not written: {_display(args.document)} (--no-write)")
     return 0
 
 

@@ -3,6 +3,7 @@ throughput, and a round of each game on the local stack (see ``scripts/bench_sta
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -49,7 +50,7 @@ def simulate(opts: Options) -> Iterable[Figure]:
 def cards(opts: Options) -> Iterable[Figure]:
     import bench_cards
 
-    if not opts.wants("cards"):
+    if not opts.touches("cards"):
         return
     out = bench_cards.main(["--rounds", "3" if opts.quick else "8"])
     note = "scripts/bench_cards.py"
@@ -67,7 +68,7 @@ def cards(opts: Options) -> Iterable[Figure]:
 def screens(opts: Options) -> Iterable[Figure]:
     import bench_screens
 
-    if not opts.wants("screens"):
+    if not opts.touches("screens"):
         return
     out = bench_screens.main(["--rounds", "2" if opts.quick else "4"])
     note = "scripts/bench_screens.py"
@@ -92,7 +93,7 @@ def screens(opts: Options) -> Iterable[Figure]:
 def seamless(opts: Options) -> Iterable[Figure]:
     import bench_seamless
 
-    if not opts.wants("seamless"):
+    if not opts.touches("seamless"):
         return
     out = bench_seamless.main(["--seconds", "6" if opts.quick else "12", "--outage", "60"])
     note = "scripts/bench_seamless.py"
@@ -117,7 +118,7 @@ def seamless(opts: Options) -> Iterable[Figure]:
 def localstore(opts: Options) -> Iterable[Figure]:
     import bench_localstore
 
-    if not opts.wants("localstore"):
+    if not opts.touches("localstore"):
         return
     sizes = [1_000, 10_000] if opts.quick else [1_000, 10_000, 30_000]
     note = "scripts/bench_localstore.py"
@@ -132,8 +133,23 @@ def localstore(opts: Options) -> Iterable[Figure]:
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 
-    if not opts.wants("stack"):
+    if not opts.touches("stack"):
         return
     argv = ["--quick"] if opts.quick else []
-    bench_stack.main(argv)
-    yield Figure("stack.rounds", "local stack rounds (counts above)", 1, "run", note="scripts/bench_stack.py")
+    note = "scripts/bench_stack.py"
+    for row in bench_stack.rows(argv):
+        key = "stack." + re.sub(r"[^a-z0-9]+", "-", row["round"]).strip("-")
+        what = f"{row['round']} ({row['bets']:,} bets, {row['status']})"
+        yield Figure(f"{key}.wall_s", f"{what}: wall time (moto's)", row["wall_s"], "s", higher_is_better=False,
+                     note=note)
+        for field, label, unit in (("lambda", "Lambda invocations", "calls"),
+                                   ("api_requests", "API requests that change something", "requests"),
+                                   ("transitions", "Step Functions state transitions", "transitions"),
+                                   ("ddb_requests", "DynamoDB requests", "requests"),
+                                   ("ddb_write_units", "DynamoDB write units", "WU"),
+                                   ("card_events", "table events (scans and console)", "events")):
+            yield Figure(f"{key}.{field}", f"{what}: {label}", row[field], unit, higher_is_better=False, note=note)
+        billed = (f"Lambda billed {bench_stack.ASSUMED_LAMBDA_SECONDS * 1000:.0f} ms at "
+                  f"{bench_stack.LAMBDA_MEMORY_GB * 1024:.0f} MB per invocation, assumed")
+        yield Figure(f"{key}.usd", f"{what}: cost on AWS at list prices", row["usd"], "USD",
+                     higher_is_better=False, note=f"{note} ({billed})")

@@ -196,6 +196,12 @@ def big_round(demo: Any, n_bets: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    rows(argv)
+    return 0
+
+
+def rows(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    """Play the rounds and print a line each; returns the rows (``make bench``'s figures)."""
     global STACK
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bets", type=int, nargs="*", default=[1000, 10000], help="sizes of the big rounds")
@@ -210,15 +216,15 @@ def main(argv: list[str] | None = None) -> int:
         STACK = stack
         demo = Demo(stack, out=lambda line: None)
         demo.fund()
-        rows = game_rounds(demo)
+        measured = game_rounds(demo)
         if not args.quick:
             for n in args.bets:
-                rows.append(big_round(demo, n))
+                measured.append(big_round(demo, n))
     print(f"  prices: us-east-1 on-demand list prices; Lambda billed {ASSUMED_LAMBDA_SECONDS * 1000:.0f} ms at "
           f"{LAMBDA_MEMORY_GB * 1024:.0f} MB per invocation (assumed)")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0
+        Path(args.json).write_text(json.dumps(measured, indent=2), encoding="utf-8")
+    return measured
 
 
 STACK: Any = None
