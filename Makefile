@@ -72,9 +72,10 @@ reliability: $(STAMP)
 demo: $(RUNTIME)
 	$(PY) -m croupier.local.demo
 
-# The local stack, left running (API on :3000, AWS services on :4566) for curl and Swagger.
+# The local stack, left running (API on :3000, AWS services on :4566, pages on :8000) for curl and
+# Swagger; other ports: make local ARGS="--api-port 3001 --aws-port 4567 --web-port 8001".
 local: $(RUNTIME)
-	$(PY) -m croupier.local.serve
+	$(PY) -m croupier.local.serve $(ARGS)
 
 audit: $(RUNTIME)
 	$(VENV)/bin/croupier audit

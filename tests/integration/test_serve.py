@@ -6,8 +6,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from croupier.local.stack import LocalStack
 
 pytestmark = pytest.mark.integration
 COUNTDOWN = 4
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="the printed lines call curl, which is not installed")
@@ -51,3 +54,38 @@ def test_the_printed_round_settles_when_run_as_printed(stack: LocalStack, tmp_pa
                               "banker": {"cards": ["2H", "5C"], "points": 7}}
     assert supervisor.get(f"/wallets/{players[0]}")["balance"] == 100000 + 1000  # the Player bet won 1:1
     assert supervisor.get(f"/wallets/{players[1]}")["balance"] == 100000 - 2000 - 100  # Banker and Tie lost
+
+
+def _taken_port() -> socket.socket:
+    """A port another program listens on."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+@pytest.mark.parametrize("flag", ["--aws-port", "--api-port", "--web-port"])
+def test_a_taken_port_stops_serve_at_once_naming_the_port_and_its_flag(flag: str, tmp_path: Path) -> None:
+    with _taken_port() as taken:
+        port = taken.getsockname()[1]
+        env = {**os.environ, "CROUPIER_LOCAL_STATE": str(tmp_path / "local.json")}
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "croupier.local.serve", flag, str(port)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"port {port} (" in done.stderr and "in use" in done.stderr and f"{flag} PORT" in done.stderr
+    assert f'make local ARGS="{flag} {port + 1}"' in done.stderr
+    assert time.monotonic() - started < 30  # it exits, it does not hang
+    assert not (tmp_path / "local.json").exists()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_local_passes_its_ports_to_serve(tmp_path: Path) -> None:
+    with _taken_port() as taken:
+        port = taken.getsockname()[1]
+        env = {**os.environ, "CROUPIER_LOCAL_STATE": str(tmp_path / "local.json")}
+        done = subprocess.run(["make", "-s", "-o", ".venv/.runtime-stamp", "local", f"PY={sys.executable}",
+                               f"ARGS=--api-port {port} --aws-port 0"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=60, check=False)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert f"port {port} (the HTTP API) is in use" in done.stderr and "--api-port PORT" in done.stderr

@@ -15,12 +15,13 @@ import contextlib
 import json
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 from ..app.identity import issue_local_token
-from .stack import LocalStack, project_root
+from .stack import LocalStack, PortInUse, project_root
 from .web import LOCAL_PLAYERS, LOCAL_TABLE
 
 STATE_FILE = ".croupier-local.json"
@@ -108,7 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--web-port", type=int, default=8000, help="port of the browser pages (default 8000)")
     args = parser.parse_args(argv)
     root = project_root()
-    stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port, web_port=args.web_port).start()
+    try:
+        stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port, web_port=args.web_port).start()
+    except PortInUse as exc:
+        flag = {args.aws_port: "--aws-port", args.api_port: "--api-port", args.web_port: "--web-port"}[exc.port]
+        print(f"croupier-local: {exc}. Stop that program, or choose another port with {flag} PORT, e.g.\n"
+              f"  make local ARGS=\"{flag} {exc.port + 1}\"   (ports: --api-port, --aws-port, --web-port; "
+              "see python -m croupier.local.serve --help)", file=sys.stderr, flush=True)
+        return 2
     state = state_of(stack)
     path = state_path(root)
     path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")

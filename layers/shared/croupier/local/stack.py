@@ -83,6 +83,26 @@ def free_port() -> int:
         return port
 
 
+class PortInUse(OSError):
+    """A port the local stack was told to serve on is taken by another program."""
+
+    def __init__(self, port: int, service: str) -> None:
+        super().__init__(f"port {port} ({service}) is in use by another program")
+        self.port, self.service = port, service
+
+
+def check_port(port: int, service: str) -> None:
+    """Raise :class:`PortInUse` unless ``port`` can be bound on the loopback address (as the
+    servers bind it, address reuse allowed: a port left in TIME_WAIT is free). moto's threaded
+    server, given a taken port, prints a line and never reports it: its caller would wait forever."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise PortInUse(port, service) from exc
+
+
 @dataclass
 class LambdaContext:
     """What a handler reads from the Lambda context (Powertools included)."""
@@ -188,6 +208,9 @@ class LocalStack:
         from moto.server import ThreadedMotoServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        for port, service in ((self.moto_port, "the AWS services, moto"), (self.api_port, "the HTTP API"),
+                              (self.web.port, "the browser pages")):
+            check_port(port, service)
 
         os.environ.update({
             "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "local",
