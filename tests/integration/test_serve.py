@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from croupier.local.client import Client, wait_until
-from croupier.local.serve import state_of, tokens, walkthrough
+from croupier.local.serve import WALKTHROUGH_COUNTDOWN, set_up, state_of, tokens, walkthrough
 from croupier.local.stack import LocalStack
+from croupier.local.web import LOCAL_TABLE
 
 pytestmark = pytest.mark.integration
 COUNTDOWN = 4
@@ -29,8 +30,15 @@ def test_the_printed_round_settles_when_run_as_printed(stack: LocalStack, tmp_pa
     suffix = uuid.uuid4().hex[:8]
     table, players = f"bac-{suffix}", (f"alice-{suffix}", f"bob-{suffix}")
     croupier = str(Path(sys.executable).parent / "croupier")
-    lines = walkthrough(table, players, countdown=COUNTDOWN, croupier=croupier)
+    created = set_up(stack, table)  # as make local sets up its table: a countdown a person can bet in
+    assert created["rules"]["timers"]["countdown"] == WALKTHROUGH_COUNTDOWN >= 60
+    lines = walkthrough(table, players, countdown=WALKTHROUGH_COUNTDOWN, croupier=croupier)
     assert not any("uuidgen" in line for line in lines)
+    assert not any("-X POST $API/tables " in line for line in lines)  # the lines use that table
+    # the test does not wait two minutes: between rounds, the operator shortens the table's countdown
+    # (PATCH /tables/ID); the printed lines wait for the round's own end of betting, whatever its length
+    operator = Client(stack.api_url, stack.jwt_secret, "operator-1", "operator")
+    operator.call("PATCH", f"/tables/{table}", {"rules": {"timers": {"countdown": COUNTDOWN}}})
     state = tmp_path / "local.json"
     state.write_text(json.dumps(state_of(stack)), encoding="utf-8")
     env = {**os.environ, "API": stack.api_url, "CROUPIER_LOCAL_STATE": str(state),
@@ -54,6 +62,13 @@ def test_the_printed_round_settles_when_run_as_printed(stack: LocalStack, tmp_pa
                               "banker": {"cards": ["2H", "5C"], "points": 7}}
     assert supervisor.get(f"/wallets/{players[0]}")["balance"] == 100000 + 1000  # the Player bet won 1:1
     assert supervisor.get(f"/wallets/{players[1]}")["balance"] == 100000 - 2000 - 100  # Banker and Tie lost
+
+
+def test_make_local_prints_the_walkthrough_on_its_own_table() -> None:
+    lines = walkthrough()
+    assert f"betting countdown {WALKTHROUGH_COUNTDOWN} s" in lines[0] and LOCAL_TABLE in lines[0]
+    assert all(LOCAL_TABLE in line for line in lines if "device --table" in line or "/tables/" in line)
+    assert not any(line.startswith("sleep 1") or "sleep 10" in line for line in lines)  # no fixed countdown wait
 
 
 def _taken_port() -> socket.socket:

@@ -1,7 +1,8 @@
 """``make local``: start the local stack and leave it running for people to explore.
 
-Prints the API's address, the Swagger page, tokens (operator, supervisor, a dealer console bound to
-the example table, two players) and a whole round to play by hand, line by line: a table, money,
+Creates the walkthrough's table (Baccarat, a betting countdown of two minutes: time to paste the
+lines), then prints the API's address, the Swagger page, tokens (operator, supervisor, a dealer
+console bound to that table, two players) and a whole round to play by hand, line by line: money,
 a new shoe, a round, bets, the cards (``croupier device``), the settled round and the wallets. Every
 line runs on a bare machine (curl and python3; no ``uuidgen``). Writes ``.croupier-local.json``
 (endpoint, region, table names, bus) for ``croupier audit``, ``croupier device`` and ``croupier
@@ -21,12 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from ..app.identity import issue_local_token
+from .client import Client
 from .stack import LocalStack, PortInUse, project_root
 from .web import LOCAL_PLAYERS, LOCAL_TABLE
 
 STATE_FILE = ".croupier-local.json"
 NEW_KEY = "$(python3 -c 'import uuid; print(uuid.uuid4())')"
 """A fresh Idempotency-Key in a shell line, on any machine with Python."""
+WALKTHROUGH_COUNTDOWN = 120
+"""The betting countdown of the walkthrough's table, in seconds: time for a person to paste the
+round's opening line and both bets."""
 CARDS = ("4S", "2H", "4D", "5C")
 """The example round's cards in the order dealt (Player, Banker, Player, Banker): Player 8, a
 natural, beats Banker 7; nobody draws a third card."""
@@ -67,17 +72,27 @@ def curl(method: str, path: str, token: str, body: dict[str, Any] | None = None,
     return " ".join(words)
 
 
-def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYERS, countdown: int = 10,
-                croupier: str = ".venv/bin/croupier") -> list[str]:
+def set_up(stack: LocalStack, table: str = LOCAL_TABLE, countdown: int = WALKTHROUGH_COUNTDOWN) -> dict[str, Any]:
+    """The walkthrough's own table, created by the operator as the stack starts: Baccarat, its
+    reader ``reader-1``, a betting countdown of ``countdown`` seconds. Returns the table."""
+    operator = Client(stack.api_url, stack.jwt_secret, "operator-1", "operator")
+    created: dict[str, Any] = operator.post("/tables", {"game": "baccarat", "table_id": table, "reader_id": "reader-1",
+                                                        "rules": {"timers": {"countdown": countdown}}})
+    return created
+
+
+def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYERS,
+                countdown: int = WALKTHROUGH_COUNTDOWN, croupier: str = ".venv/bin/croupier") -> list[str]:
     """A whole Baccarat round by hand, as shell lines (comments start with ``#``): run in order in
-    the project's folder, with ``$API`` and the tokens of :func:`tokens` exported."""
+    the project's folder, with ``$API`` and the tokens of :func:`tokens` exported, on the table
+    :func:`set_up` created (its countdown ``countdown``)."""
     first, second = players
     var1, var2 = (p.upper().replace("-", "_") for p in players)
     device = f"{croupier} device --table {table}"
+    closes = ("'import json, sys, time; print(max(0.0, json.load(sys.stdin)[\"closes_at\"] / 1000 - time.time()))'")
     return [
-        f"# 1. The operator creates a Baccarat table (betting countdown {countdown} s) and funds two players",
-        curl("POST", "/tables", "OPERATOR", {"game": "baccarat", "table_id": table, "reader_id": "reader-1",
-                                             "rules": {"timers": {"countdown": countdown}}}),
+        f"# 1. The operator funds two players (the Baccarat table {table}, betting countdown {countdown} s, was",
+        "#    created as the stack started)",
         curl("POST", f"/wallets/{first}/deposits", "OPERATOR", {"amount": 100000}, idempotent=True),
         curl("POST", f"/wallets/{second}/deposits", "OPERATOR", {"amount": 100000}, idempotent=True),
         "# 2. The dealer shuffles a new shoe, shows its first card (a 2: two cards to burn) and confirms the burn",
@@ -90,9 +105,9 @@ def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYE
         curl("POST", f"/tables/{table}/bets", var1, {"bets": [{"type": "player", "amount": 1000}]}, idempotent=True),
         curl("POST", f"/tables/{table}/bets", var2, {"bets": [{"type": "banker", "amount": 2000},
                                                                {"type": "tie", "amount": 100}]}, idempotent=True),
-        "# 4. Once the countdown is over (a card dealt more than 1 s before its end pauses the round), the dealer",
-        "#    deals Player, Banker, Player, Banker: Player 8 (a natural) beats Banker 7",
-        f"sleep {countdown}",
+        "# 4. Once the countdown is over (the next line waits for its end; a card dealt more than 1 s before it",
+        "#    pauses the round), the dealer deals Player, Banker, Player, Banker: Player 8 (a natural) beats Banker 7",
+        f"sleep $({curl('GET', '/rounds/$ROUND', var1)} | python3 -c {closes})",
         f"{device} scan {' '.join(CARDS)}",
         f"# 5. The settled round as {first} sees it, and both wallets ({first} +1000, {second} -2100)",
         "sleep 2",
@@ -117,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
               f"  make local ARGS=\"{flag} {exc.port + 1}\"   (ports: --api-port, --aws-port, --web-port; "
               "see python -m croupier.local.serve --help)", file=sys.stderr, flush=True)
         return 2
+    set_up(stack)
     state = state_of(stack)
     path = state_path(root)
     path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
@@ -126,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
           f"  API      {stack.api_url}   (Swagger: {stack.api_url}/swagger)\n"
           f"  AWS      {stack.endpoint}  (moto; AWS_ENDPOINT_URL for boto3 and the AWS CLI, region us-east-1)\n"
           f"  Screens  {stack.screens.url}  (the WebSocket API: connect with ?token=..., then send "
-          '{"action": "subscribe", "tables": ["bac-1"]})\n'
+          f'{{"action": "subscribe", "tables": ["{LOCAL_TABLE}"]}})\n'
           f"  state    {shown} (read by `croupier audit`, `croupier device`, `croupier invoke`)\n\n"
           "Tokens (valid 24 h), for your shell:")
     print(f"  export API={stack.api_url}")
