@@ -32,8 +32,8 @@ def handle(record: SQSRecord) -> dict[str, Any]:
         fields = detail.model_dump()
         outcome = dealing.record(detail_type, fields, fields.get("scan_id") or f"event:{event_id}")
     except (CroupierError, ValueError) as exc:
-        alerts.count("DeviceEventsInvalid")
         logger.warning("table event refused", extra={"refusal": str(exc), "message_id": record.message_id})
+        alerts.device_event_invalid(str(exc), record.message_id, record.body)
         return {"recorded": "refused", "why": str(exc)}
     # what happened, never a card: a face-down card (the Deluxe hole card, Pok Deng's cards during
     # betting) must not reach a log line

@@ -6,9 +6,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -104,3 +106,34 @@ def test_make_local_passes_its_ports_to_serve(tmp_path: Path) -> None:
                               text=True, timeout=60, check=False)
     assert done.returncode != 0, done.stdout + done.stderr
     assert f"port {port} (the HTTP API) is in use" in done.stderr and "--api-port PORT" in done.stderr
+
+
+def test_a_raw_event_the_dealing_function_refuses_is_told_on_the_serve_console(tmp_path: Path) -> None:
+    """A reader's event the bus takes but the dealing function cannot read (a card 10H: tens are
+    T) is said on make local's console, as the cards-not-taken alarm would on AWS, with why."""
+    import boto3
+
+    state = tmp_path / "local.json"
+    env = {**os.environ, "CROUPIER_LOCAL_STATE": str(state), "PYTHONUNBUFFERED": "1"}
+    serve = subprocess.Popen([sys.executable, "-m", "croupier.local.serve", "--api-port", "0", "--aws-port", "0",
+                              "--web-port", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(serve.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    try:
+        wait_until(lambda: any("Press Ctrl-C" in line for line in lines), timeout=60)
+        local = json.loads(state.read_text(encoding="utf-8"))
+        events = boto3.client("events", endpoint_url=local["endpoint"], region_name=local["region"],
+                              aws_access_key_id="local", aws_secret_access_key="local")
+        detail = {"table_id": "bac-1", "reader_id": "reader-1", "scan_id": f"scan-{uuid.uuid4()}", "seq": 1,
+                  "card": "10H"}
+        answer = events.put_events(Entries=[{"Source": "croupier.card-reader.bac-1", "DetailType": "card-scanned",
+                                             "Detail": json.dumps(detail), "EventBusName": local["event_bus"]}])
+        assert answer["FailedEntryCount"] == 0  # the bus takes it
+        said = wait_until(lambda: next((line for line in lines if line.startswith("ALARM")), None), timeout=30)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=30)
+    assert "local-croupier-cards-not-taken (DeviceEventsInvalid)" in said, said
+    assert "card-scanned from croupier.card-reader.bac-1" in said and "10H" in said, said

@@ -60,7 +60,7 @@ def test_a_reader_event_carries_the_readers_number() -> None:
 
 def test_pauses_and_cards_no_round_took_raise_alarms_an_operator_can_route() -> None:
     for alarm, metrics in (("RoundsPausedAlarm", {"RoundsPaused"}),
-                           ("CardsNotTakenAlarm", {"CardsNotTaken", "DeviceEventsRefused"})):
+                           ("CardsNotTakenAlarm", {"CardsNotTaken", "DeviceEventsRefused", "DeviceEventsInvalid"})):
         props = RESOURCES[alarm]["Properties"]
         named = {props.get("MetricName")} | {m["MetricStat"]["Metric"]["MetricName"] for m in props.get("Metrics", [])
                                               if "MetricStat" in m}

@@ -13,8 +13,10 @@ logged and counted (``AlertsNotPublished``), and the metric still reaches the al
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import boto3
@@ -44,6 +46,33 @@ def reset_clients() -> None:
 def count(metric: str, value: int = 1) -> None:
     """Add to a business metric of this invocation (flushed by the handler's ``log_metrics``)."""
     Metrics().add_metric(name=metric, unit=MetricUnit.Count, value=value)
+
+
+listeners: list[Callable[[str, dict[str, Any]], None]] = []
+"""Who else hears of a refusal in this process, with the metric its alarm counts and what was
+refused and why: nobody on AWS (the alarm reads the metric, the log has the line); the local
+stack, which has no alarms, prints it on its console (:mod:`croupier.local.stack`)."""
+
+
+def _tell(metric: str, detail: dict[str, Any]) -> None:
+    for listener in list(listeners):
+        with contextlib.suppress(Exception):  # a listener never fails what it hears of
+            listener(metric, detail)
+
+
+def device_event_invalid(why: str, message_id: str, body: str) -> None:
+    """A table event the bus took but the dealing function cannot read (a card ``10H``, a field
+    missing, a source of another table): counted for the alarm (the dealing function logs it); it
+    changes nothing, the device log included, and is never retried (it would fail again)."""
+    count("DeviceEventsInvalid")
+    source = detail_type = None
+    try:
+        event = json.loads(body)
+        source, detail_type = event.get("source"), event.get("detail-type")
+    except (ValueError, AttributeError):
+        pass
+    _tell("DeviceEventsInvalid", {"why": why, "message_id": message_id, "source": source,
+                                  "detail_type": detail_type})
 
 
 def idempotent_replay(response: Any, idempotent_data: Any) -> Any:
@@ -98,11 +127,13 @@ def card_not_taken(table_id: str, entry: dict[str, Any], why: str, round_id: str
     if round_id:
         detail["round_id"] = round_id
     publish("card-not-taken", detail)
+    _tell("CardsNotTaken", detail)
 
 
 def device_event_refused(table_id: str, entry: dict[str, Any], why: str) -> None:
     """A device event of the table that its state could not take (a shuffle mid-round, a burn
     confirmed when no burn is under way, a second cut card): recorded, refused, and told."""
     count("DeviceEventsRefused")
-    publish("device-event-refused", {"table_id": table_id, "position": int(entry["n"]), "kind": entry["kind"],
-                                     "why": why})
+    detail = {"table_id": table_id, "position": int(entry["n"]), "kind": entry["kind"], "why": why}
+    publish("device-event-refused", detail)
+    _tell("DeviceEventsRefused", detail)

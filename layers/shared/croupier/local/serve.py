@@ -125,9 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = project_root()
     try:
-        stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port, web_port=args.web_port).start()
+        stack = LocalStack(root, api_port=args.api_port, moto_port=args.aws_port, web_port=args.web_port,
+                           console=lambda line: print(line, flush=True)).start()
     except PortInUse as exc:
-        flag = {args.aws_port: "--aws-port", args.api_port: "--api-port", args.web_port: "--web-port"}[exc.port]
+        flag = f"--{exc.role}-port"
         print(f"croupier-local: {exc}. Stop that program, or choose another port with {flag} PORT, e.g.\n"
               f"  make local ARGS=\"{flag} {exc.port + 1}\"   (ports: --api-port, --aws-port, --web-port; "
               "see python -m croupier.local.serve --help)", file=sys.stderr, flush=True)

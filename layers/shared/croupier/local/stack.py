@@ -86,12 +86,13 @@ def free_port() -> int:
 class PortInUse(OSError):
     """A port the local stack was told to serve on is taken by another program."""
 
-    def __init__(self, port: int, service: str) -> None:
+    def __init__(self, port: int, service: str, role: str) -> None:
         super().__init__(f"port {port} ({service}) is in use by another program")
-        self.port, self.service = port, service
+        self.port, self.service, self.role = port, service, role
+        """``role``: which of the stack's ports (``aws``, ``api``, ``web``)."""
 
 
-def check_port(port: int, service: str) -> None:
+def check_port(port: int, service: str, role: str) -> None:
     """Raise :class:`PortInUse` unless ``port`` can be bound on the loopback address (as the
     servers bind it, address reuse allowed: a port left in TIME_WAIT is free). moto's threaded
     server, given a taken port, prints a line and never reports it: its caller would wait forever."""
@@ -100,7 +101,7 @@ def check_port(port: int, service: str) -> None:
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
-            raise PortInUse(port, service) from exc
+            raise PortInUse(port, service, role) from exc
 
 
 @dataclass
@@ -154,8 +155,13 @@ class LocalStack:
 
     def __init__(self, root: Path, *, stage: str = "local", api_port: int = 0, moto_port: int = 0,
                  ws_port: int = 0, manage_port: int = 0, web_port: int = 0, separate_screens: bool = False,
-                 jwt_secret: str = "croupier-local-signing-key-for-hs256") -> None:
+                 jwt_secret: str = "croupier-local-signing-key-for-hs256",
+                 console: Callable[[str], None] | None = None) -> None:
         self.root = root
+        self.console = console
+        """Where the stack says what an alarm would on AWS (``make local``: its console)."""
+        self.alarms: list[str] = []
+        """Those lines, as said (:meth:`_alarm`)."""
         self.stage = stage
         self.api_port = api_port or free_port()
         self.moto_port = moto_port or free_port()
@@ -208,9 +214,9 @@ class LocalStack:
         from moto.server import ThreadedMotoServer
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        for port, service in ((self.moto_port, "the AWS services, moto"), (self.api_port, "the HTTP API"),
-                              (self.web.port, "the browser pages")):
-            check_port(port, service)
+        for port, service, role in ((self.moto_port, "the AWS services, moto", "aws"), (self.api_port, "the HTTP API",
+                                    "api"), (self.web.port, "the browser pages", "web")):
+            check_port(port, service, role)
 
         os.environ.update({
             "AWS_DEFAULT_REGION": REGION, "AWS_REGION": REGION, "AWS_ACCESS_KEY_ID": "local",
@@ -232,6 +238,9 @@ class LocalStack:
         self._start_api()
         self._start_operator_wallet()
         self._start_pollers()
+        from ..app import alerts
+
+        alerts.listeners.append(self._alarm)
         self._servers.append(self.screens.start())
         self._servers.append(self.web.start())
         return self
@@ -243,6 +252,10 @@ class LocalStack:
         logging.getLogger("moto.stepfunctions").setLevel(logging.ERROR)
         motopatch.stop_deliveries()
         self._stopping.set()
+        from ..app import alerts
+
+        with contextlib.suppress(ValueError):
+            alerts.listeners.remove(self._alarm)
         for server in reversed(self._servers):
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
@@ -563,6 +576,28 @@ class LocalStack:
         """Is this the push queue? Its consumer runs in the screens' process (croupier.local.screens)."""
         queue = env.get("PUSH_QUEUE_URL") or ""
         return bool(queue) and queue.rsplit("/", 1)[1] == queue_arn.rsplit(":", 1)[1]
+
+    def _alarm(self, metric: str, detail: dict[str, Any]) -> None:
+        """What the dealing function refused and why, said as the template's alarm on ``metric``
+        would say it on AWS (its name from ``template.yaml``): moto has no alarms, and the
+        functions' warnings are below the local log level, so a refused event would vanish."""
+        names = [self.resolver.resolve(spec["Properties"]["AlarmName"])
+                 for spec in self.template.get("Resources", {}).values() if spec["Type"] == "AWS::CloudWatch::Alarm"
+                 and metric in {spec["Properties"].get("MetricName")} | {
+                     m["MetricStat"]["Metric"]["MetricName"] for m in spec["Properties"].get("Metrics", [])
+                     if "MetricStat" in m}]
+        where = f" at table {detail['table_id']} (device log #{detail['position']})" if "table_id" in detail else ""
+        if metric == "DeviceEventsInvalid":
+            what = (f"the dealing function refused a table event it cannot read ({detail.get('detail_type')} "
+                    f"from {detail.get('source')}, message {detail.get('message_id')})")
+        elif metric == "CardsNotTaken":
+            what = f"card {detail.get('card')} not taken{where}"
+        else:
+            what = f"the table refused {detail.get('kind')}{where}"
+        line = f"ALARM {', '.join(names) or '(no alarm in template.yaml)'} ({metric}): {what}: {detail.get('why')}"
+        self.alarms.append(line)
+        if self.console is not None:
+            self.console(line)
 
     def dead_letters(self) -> dict[str, int]:
         """Messages in each queue's dead-letter queue, by the queue's logical id (0 when all went well)."""
