@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import datetime
 import gc
+import multiprocessing
 import os
 import platform
 import re
@@ -35,12 +36,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,16 @@ def median_seconds(fn: Callable[[], object], runs: int) -> float:
 def median_rate(fn: Callable[[], object], count: int, runs: int) -> float:
     """``count / median_seconds(fn)``: items a second when one call of ``fn`` handles ``count``."""
     return count / median_seconds(fn, runs)
+
+
+def isolated(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a fresh (spawned) process, pinned as this one is, printing to the same
+    output: for a section that starts the local stack. moto's services keep their state in the
+    process, so a second stack in one process finds the first one's resources (and a section's
+    patches of botocore would stay for the next)."""
+    sys.stdout.flush()
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()
 
 
 # --- the report ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from bench import Figure, Options
+from bench import Figure, Options, isolated
 
 GAMES = ("baccarat", "pok-deng", "deluxe-blackjack", "blackjack")
 
@@ -52,7 +52,7 @@ def cards(opts: Options) -> Iterable[Figure]:
 
     if not opts.touches("cards"):
         return
-    out = bench_cards.main(["--rounds", "3" if opts.quick else "8"])
+    out = isolated(bench_cards.main, ["--rounds", "3" if opts.quick else "8"])
     note = "scripts/bench_cards.py"
     for key, label in (("scan_to_applied_ms", "scan to applied (local stack)"),
                        ("scan_to_next_wait_ms", "scan to the workflow's next wait (local stack)")):
@@ -70,7 +70,7 @@ def screens(opts: Options) -> Iterable[Figure]:
 
     if not opts.touches("screens"):
         return
-    out = bench_screens.main(["--rounds", "2" if opts.quick else "4"])
+    out = isolated(bench_screens.main, ["--rounds", "2" if opts.quick else "4"])
     note = "scripts/bench_screens.py"
     for phase, measured in out["phases"].items():
         key = "watched" if measured["watchers"] else "alone"
@@ -95,7 +95,7 @@ def seamless(opts: Options) -> Iterable[Figure]:
 
     if not opts.touches("seamless"):
         return
-    out = bench_seamless.main(["--seconds", "6" if opts.quick else "12", "--outage", "60"])
+    out = isolated(bench_seamless.main, ["--seconds", "6" if opts.quick else "12", "--outage", "60"])
     note = "scripts/bench_seamless.py"
     for label, measured in out["bets"].items():
         key = label.replace(",", "").replace(" ", "_")
@@ -137,7 +137,7 @@ def stack(opts: Options) -> Iterable[Figure]:
         return
     argv = ["--quick"] if opts.quick else []
     note = "scripts/bench_stack.py"
-    for row in bench_stack.rows(argv):
+    for row in isolated(bench_stack.rows, argv):
         key = "stack." + re.sub(r"[^a-z0-9]+", "-", row["round"]).strip("-")
         what = f"{row['round']} ({row['bets']:,} bets, {row['status']})"
         yield Figure(f"{key}.wall_s", f"{what}: wall time (moto's)", row["wall_s"], "s", higher_is_better=False,
