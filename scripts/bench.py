@@ -17,7 +17,7 @@ Adding a section
     ``scripts/``; list it in :data:`SECTIONS` as ``Section(name, title, "module:function")``. It
     measures only the figures ``opts.wants(key)`` asks for (keys are ``"<section>.<figure>"``),
     takes its sizes from ``opts.quick``/``opts.runs``, and yields one :class:`Figure` per figure.
-    :func:`median_rate` and :func:`median_seconds` time a callable the same way for everyone.
+    :func:`median_seconds` and :func:`measure` time a callable the same way for everyone.
 """
 
 from __future__ import annotations
@@ -172,11 +172,6 @@ def measure(fn: Callable[[], object], runs: int) -> Timing:
 def median_seconds(fn: Callable[[], object], runs: int) -> float:
     """The median wall time of ``runs`` calls of ``fn`` (one warm-up call first)."""
     return measure(fn, runs).wall
-
-
-def median_rate(fn: Callable[[], object], count: int, runs: int) -> float:
-    """``count / median_seconds(fn)``: items a second when one call of ``fn`` handles ``count``."""
-    return count / median_seconds(fn, runs)
 
 
 def isolated(fn: Callable[..., T], *args: Any) -> T:

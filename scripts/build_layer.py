@@ -28,8 +28,6 @@ RUNTIME = "3.12"
 MACHINES = {"arm64": "aarch64", "x86_64": "x86_64"}
 MANYLINUX = ("manylinux2014", "manylinux_2_28", "manylinux_2_34")
 """Wheel platforms the runtime's glibc (2.34) runs: manylinux2014 is glibc 2.17."""
-LEFT_OUT = ("local", "__pycache__")
-"""Folders of the package that the layer does not ship (at any depth for ``__pycache__``)."""
 
 
 def requirements(pyproject: Path = ROOT / "pyproject.toml", extra: str = "aws") -> list[str]:
@@ -66,6 +64,8 @@ def pip_command(target: Path, arch: str, reqs: list[str]) -> list[str]:
 
 
 def _ignore(folder: str, names: list[str]) -> set[str]:
+    """What the layer does not ship: the local stack (``local/``), ``__pycache__`` at any depth and
+    build leftovers."""
     at_top = Path(folder).resolve() == PACKAGE.resolve()
     return {n for n in names if n == "__pycache__" or n.endswith((".pyc", ".egg-info")) or (at_top and n == "local")}
 

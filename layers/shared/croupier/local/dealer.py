@@ -29,7 +29,7 @@ from typing import Any
 
 from ..cards import ALL_CARDS
 from ..games import new_round
-from ..games.base import Action, Bet, CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
+from ..games.base import Action, Bet, CardFor, RoundEngine, Settle
 from ..games.blackjack import hand_value
 from ..transcript import Transcript, replay
 from .client import ApiError, Client, Screen, ScreenReader, TableDevices
@@ -355,15 +355,3 @@ class TablePlayers:
                 what = event["what"]
                 self._say(client, {"seat": seat, "action": f"follow-{what}", "behind": True,
                                    **({"hand": event["seat_hand"]} if what == "double" else {})})
-
-
-def expectation_of(engine: RoundEngine) -> str:
-    """What the dealer's engine waits for, in words (for messages)."""
-    expected = engine.expected
-    if isinstance(expected, CardFor):
-        return f"a card for {expected.hand}"
-    if isinstance(expected, DecisionFor):
-        return f"seat {expected.seat} hand {expected.hand} to decide"
-    if isinstance(expected, InsuranceWindow | FollowWindow):
-        return "a window to close"
-    return "settlement"
