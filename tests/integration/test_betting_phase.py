@@ -16,8 +16,7 @@ import pytest
 
 from croupier.app import steps, store
 from croupier.local.client import ApiError, wait_until
-
-from .conftest import START, TIMERS, Harness
+from tests.support.harness import START, TIMERS, Harness
 
 pytestmark = pytest.mark.integration
 

@@ -21,8 +21,7 @@ from croupier.app import dealing, store
 from croupier.app.events import READER
 from croupier.local.client import reader_seq, wait_until
 from croupier.local.stack import LocalStack
-
-from .conftest import Harness
+from tests.support.harness import Harness
 
 pytestmark = pytest.mark.integration
 

@@ -12,8 +12,7 @@ import pytest
 
 from croupier.app import dealing
 from croupier.local.client import ApiError, wait_until
-
-from .conftest import START, TIMERS, Alerts, Harness
+from tests.support.harness import START, TIMERS, Alerts, Harness
 
 pytestmark = pytest.mark.integration
 

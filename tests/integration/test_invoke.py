@@ -13,8 +13,7 @@ import pytest
 
 from croupier.local.serve import state_of
 from croupier.local.stack import LocalStack
-
-from .conftest import TIMERS, Harness
+from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.integration
 CROUPIER = str(Path(sys.executable).parent / "croupier")

@@ -11,8 +11,7 @@ import pytest
 
 from croupier.app import alerts
 from croupier.local.client import wait_until
-
-from .conftest import START, Harness
+from tests.support.harness import START, Harness
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,7 @@ import pytest
 
 from croupier.local import iam
 from croupier.local.stack import LOCAL_OPERATOR, LocalStack
-
-from .conftest import TIMERS, Harness, nets
+from tests.support.harness import TIMERS, Harness, nets
 
 pytestmark = pytest.mark.integration
 

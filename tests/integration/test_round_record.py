@@ -10,8 +10,7 @@ import pytest
 
 from croupier.cli import main as croupier
 from croupier.local.client import ApiError
-
-from .conftest import Harness
+from tests.support.harness import Harness
 
 pytestmark = pytest.mark.integration
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from croupier.local.client import ApiError
-
-from .conftest import START, TIMERS, Harness, nets
+from tests.support.harness import START, TIMERS, Harness, nets
 
 pytestmark = pytest.mark.integration
 

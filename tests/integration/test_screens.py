@@ -14,8 +14,7 @@ import pytest
 from croupier.app import push, store
 from croupier.app.config import settings
 from croupier.local.client import Screen, wait_until
-
-from .conftest import TIMERS, Harness
+from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.integration
 ENDS = ("round-settled", "round-refunded")

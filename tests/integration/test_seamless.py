@@ -11,7 +11,7 @@ from croupier.app import reconcile, store
 from croupier.app.audit import run_audit
 from croupier.local.client import ApiError, wait_until
 from croupier.local.stack import LOCAL_OPERATOR, LocalStack
-from tests.integration.conftest import Harness
+from tests.support.harness import Harness
 
 SEAMLESS = {"mode": "seamless", "operator": LOCAL_OPERATOR}
 AT_OPERATOR = 50_000

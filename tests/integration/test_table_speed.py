@@ -26,9 +26,8 @@ import pytest
 from croupier.app import store
 from croupier.app.engine import bet_from_item
 from croupier.local.dealer import PhysicalRound, Redeliveries
-from croupier.local.demo import Table
-
-from .conftest import TIMERS, Harness
+from croupier.local.studio import Table
+from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.integration
 

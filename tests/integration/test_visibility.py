@@ -21,8 +21,7 @@ from croupier.app.config import settings
 from croupier.app.identity import issue_local_token
 from croupier.app.visibility import PAUSE_WORDS
 from croupier.local.client import ApiError, Client, wait_until
-
-from .conftest import TIMERS, Harness
+from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.integration
 

@@ -249,8 +249,6 @@ class TablePlayers:
                  insure: float | Collection[str] = 0.3, follow: float | Collection[str] = 0.5,
                  think: tuple[float, float] = (0.05, 0.3),
                  strategy: Callable[[dict[str, Any], list[str]], str] | None = None) -> None:
-        from .demo import simple_strategy
-
         self.round_id, self.seats, self.behind = round_id, seats, list(behind)
         self.plan = {seat: list(actions) for seat, actions in (plan or {}).items()}
         self.rng = rng or random.Random(2)
@@ -355,3 +353,13 @@ class TablePlayers:
                 what = event["what"]
                 self._say(client, {"seat": seat, "action": f"follow-{what}", "behind": True,
                                    **({"hand": event["seat_hand"]} if what == "double" else {})})
+
+
+def simple_strategy(hand: dict[str, Any], legal: list[str]) -> str:
+    """What the studio's players do on their own: split aces and eights, double 10 and 11, hit below 17."""
+    cards, score = hand["cards"], hand["score"]
+    if "split" in legal and len(cards) == 2 and cards[0][0] == cards[1][0] and cards[0][0] in "A8":
+        return "split"
+    if "double" in legal and score in (10, 11) and not hand.get("soft"):
+        return "double"
+    return "hit" if score < 17 and "hit" in legal else "stand"
