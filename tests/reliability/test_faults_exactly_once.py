@@ -3,7 +3,7 @@
 A Lambda may die between any two of its writes and be run again (the workflow's Retry, the queue's
 redelivery, the client's retry with the same Idempotency-Key). Whatever dies where, every bet is
 credited exactly once (its payout, or its stake on a void), every debit happens once, and a card
-is applied once. The crashes are injected at the DynamoDB client (``conftest.Faults``): the
+is applied once. The crashes are injected at the DynamoDB client (``tests.support.faults.Faults``): the
 planned write commits, then the process "dies"; the invocation is then run again.
 """
 
@@ -23,21 +23,12 @@ from croupier.app.engine import rebuild
 from croupier.app.errors import StateConflict
 from croupier.cards import ALL_CARDS
 from croupier.local.client import ApiError, TableDevices
-from croupier.local.demo import DealerShoe
-from tests.integration.conftest import TIMERS, Harness
-
-from .conftest import (
-    FIGURES,
-    START,
-    Crash,
-    Direct,
-    Plan,
-    audit_ok,
-    check_exactly_once,
-    crash_after,
-    ledger,
-    wait_for,
-)
+from croupier.local.dealer import DealerShoe
+from tests.support.direct import START, Direct
+from tests.support.faults import Crash, Plan, crash_after
+from tests.support.figures import FIGURES
+from tests.support.harness import TIMERS, Harness, wait_for
+from tests.support.money import audit_ok, check_exactly_once, ledger
 
 pytestmark = pytest.mark.reliability
 

@@ -13,8 +13,8 @@ import pytest
 
 from croupier.app import decisions, steps, store, tables
 from croupier.app.errors import StateConflict
-
-from .conftest import Direct, check_exactly_once
+from tests.support.direct import Direct
+from tests.support.money import check_exactly_once
 
 pytestmark = pytest.mark.reliability
 

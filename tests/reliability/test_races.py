@@ -23,18 +23,11 @@ import pytest
 from croupier.app import api, bets, decisions, queries, steps, store, supervision, tables
 from croupier.app.errors import Funds, StateConflict
 from croupier.errors import CroupierError
-from tests.integration.conftest import TIMERS, Harness
-
-from .conftest import (
-    FIGURES,
-    START,
-    Direct,
-    Lockstep,
-    audit_ok,
-    check_exactly_once,
-    ledger,
-    wait_for,
-)
+from tests.support.direct import START, Direct
+from tests.support.faults import Lockstep
+from tests.support.figures import FIGURES
+from tests.support.harness import TIMERS, Harness, wait_for
+from tests.support.money import audit_ok, check_exactly_once, ledger
 
 pytestmark = pytest.mark.reliability
 

@@ -55,7 +55,7 @@ from croupier.app.audit import run_audit
 from croupier.app.identity import issue_local_token
 from croupier.local.client import ApiError
 from croupier.local.stack import LocalStack
-from tests.integration.conftest import Harness
+from tests.support.harness import Harness
 
 pytestmark = pytest.mark.reliability
 

@@ -25,8 +25,10 @@ from croupier.app.errors import Funds, StateConflict
 from croupier.app.seamless import WalletRefused, WalletUnavailable
 from croupier.local.operator_wallet import Fault, OperatorWallet
 from croupier.local.stack import LocalStack
-
-from .conftest import FIGURES, Crash, Direct, Plan, crash_after, device_event, wait_for
+from tests.support.direct import Direct, device_event
+from tests.support.faults import Crash, Plan, crash_after
+from tests.support.figures import FIGURES
+from tests.support.harness import wait_for
 
 pytestmark = pytest.mark.reliability
 
