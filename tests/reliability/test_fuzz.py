@@ -44,7 +44,7 @@ from croupier.app.audit import run_audit
 from croupier.app.models import Decision
 from croupier.cards import ALL_CARDS
 from croupier.local.stack import LocalStack
-from tests.integration.test_boundaries import (
+from tests.support.arena import (
     CONSOLE,
     READER,
     Arena,
