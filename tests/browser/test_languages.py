@@ -6,7 +6,6 @@ card that paused it only to the staff."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,9 +14,8 @@ from typing import Any
 import pytest
 
 from croupier.local.client import wait_until
-
-from ..integration.conftest import Harness
-from .conftest import Page
+from tests.support.browser import Page, void
+from tests.support.harness import Harness
 
 pytestmark = pytest.mark.browser
 
@@ -42,21 +40,6 @@ def in_language(browser: Any, h: Harness) -> Iterator[Any]:
     yield new
     for context in opened:
         context.close()
-
-
-def void(h: Harness, round_id: str) -> None:
-    """The test's round ends, voided once betting has closed: no round it opened is left to pause
-    later, in another test's supervisor console."""
-    from croupier.local.client import ApiError
-
-    def voided() -> bool:
-        status = h.supervisor.get(f"/rounds/{round_id}")["status"]
-        if status not in ("betting", "voided", "voiding"):
-            with contextlib.suppress(ApiError):  # not voidable yet (closing): asked again
-                h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "test over"})
-        return bool(status == "voided")
-
-    wait_until(voided, timeout=60)
 
 
 def shown_in(who: Page, lang: str) -> None:

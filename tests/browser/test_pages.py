@@ -15,8 +15,8 @@ import pytest
 
 from croupier.games.base import Bet
 from croupier.local.client import wait_until
-
-from ..integration.conftest import TIMERS, Harness
+from tests.support.browser import void
+from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.browser
 
@@ -37,10 +37,23 @@ def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[B
     return thread
 
 
-def bet(page: Any, kind: str, amount: int) -> None:
-    """The player fills the bet form (type, amount) and sends it."""
-    page.select_option("select[name=type]", kind)
-    page.fill("input[name=amount]", str(amount))
+def stake(page: Any, kind: str, amount: int, seat: int | None = None) -> None:
+    """The player stakes ``amount`` on a spot of the felt with the table's chips, largest first."""
+    chips = sorted(page.eval_on_selector_all(".chip", "els => els.map(e => Number(e.dataset.chip))"), reverse=True)
+    spot = f".spot[data-spot='{kind}']" + (f"[data-seat='{seat}']" if seat else "")
+    left = amount
+    for chip in chips:
+        if left >= chip:
+            page.click(f".chip[data-chip='{chip}']")
+        while left >= chip:
+            page.click(spot)
+            left -= chip
+    assert left == 0, (amount, chips)
+
+
+def bet(page: Any, kind: str, amount: int, seat: int | None = None) -> None:
+    """The player stakes ``amount`` on the spot with chips and places it."""
+    stake(page, kind, amount, seat)
     page.click("form.bet-form button[type=submit]")
 
 
@@ -61,10 +74,13 @@ def test_a_player_bets_at_baccarat_and_watches_the_round_without_reloading(h: Ha
     bet(page, "player", 1000)
     page.wait_for_selector("tr[data-bet]")
     assert "player" in page.inner_text("tr[data-bet]") and "1,000" in page.inner_text("tr[data-bet]")
-    # a bet above the table's limit: the API's message, as it says it
-    bet(page, "tie", 999999)
+    # a bet above the table's limit (the largest chip, three times): the API's message, as it says it
+    tie = next(b for b in h.supervisor.get(f"/tables/{table.table_id}")["play"]["bet_types"] if b["type"] == "tie")
+    largest = max(page.eval_on_selector_all(".chip", "els => els.map(e => Number(e.dataset.chip))"))
+    taps = tie["max"] // largest + 1
+    bet(page, "tie", largest * taps)
     page.wait_for_selector(".refusal:not(:empty)")
-    assert page.inner_text(".refusal") == "tie: 999999 is above the table maximum 100000"
+    assert page.inner_text(".refusal") == f"tie: {largest * taps} is above the table maximum {tie['max']}"
     reloads: list[str] = []
     page.on("framenavigated", lambda frame: reloads.append(frame.url))
     dealer = deal_beside(h, table.table_id, started)
@@ -102,10 +118,7 @@ def test_deluxe_a_player_doubles_a_bet_behind_player_follows_and_the_hole_card_s
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     for who, kind, amount in ((seated, "seat", "1000"), (behind, "behind", "500")):
         who.page.wait_for_selector(".badge.betting")
-        who.page.select_option("select[name=type]", kind)
-        who.page.select_option("select[name=seat]", "1")
-        who.page.fill("input[name=amount]", amount)
-        who.page.click("form.bet-form button[type=submit]")
+        bet(who.page, kind, int(amount), seat=1)
         who.page.wait_for_selector("tr[data-bet]")
 
     def on_table() -> list[Bet]:
@@ -286,9 +299,7 @@ def test_a_bet_whose_answer_is_lost_is_sent_again_with_its_key_and_placed_once(h
         assert reply.status == 200
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     page.wait_for_selector(".badge.betting")
-    page.select_option("select[name=type]", "player")
-    page.fill("input[name=amount]", "1000")
-    page.click("form.bet-form button[type=submit]")
+    bet(page, "player", 1000)
     # in flight (its first answer lost, its retry waiting): the button is disabled
     assert page.is_disabled("form.bet-form button[type=submit]")
     # (Playwright's events arrive while it is called: waiting in the page lets the requests in)
@@ -301,8 +312,6 @@ def test_a_bet_whose_answer_is_lost_is_sent_again_with_its_key_and_placed_once(h
     assert [(b["type"], int(b["amount"])) for b in bets] == [("player", 1000)]  # placed once
     assert h.balance("ana") == before - 1000  # debited once
     assert len(page.query_selector_all("tr[data-bet]")) == 1
-    from .test_languages import void
-
     void(h, started["round_id"])  # nothing left to pause later
     h.tables[table.table_id].dealer.finish()
     assert player.errors == []

@@ -1,0 +1,88 @@
+"""The browser tests' tools: where Debian's Chromium is and how it is started, the timers a person
+in a browser can answer in, a signed-in page with everything it received (:class:`Page`), and a
+round's end for a test that opened one (:func:`void`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from typing import Any
+
+from croupier.local.client import ApiError, wait_until
+from croupier.local.stack import LocalStack
+
+from .harness import Harness
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMERS = {"countdown": 8, "decision": 15, "follow": 6, "insurance": 3, "pause_void": 60}
+"""Timers a person in a browser (and a busy machine) can answer in."""
+
+
+def chromium_path() -> str | None:
+    found = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    return found
+
+
+class Page:
+    """One signed-in browser page (its own context) and everything its WebSocket received."""
+
+    def __init__(self, context: Any, stack: LocalStack) -> None:
+        self.context, self.stack = context, stack
+        self.page = context.new_page()
+        self.frames: list[str] = []
+        self.responses: list[tuple[str, str]] = []
+        """(url, body) of every answer of the API to the page."""
+        self.errors: list[str] = []
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.console: list[str] = []
+        self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
+        self.page.on("response", self._response)
+
+    def _frame(self, payload: Any) -> None:
+        self.frames.append(payload if isinstance(payload, str) else payload.decode())
+
+    def _response(self, response: Any) -> None:
+        if response.url.startswith(self.stack.api_url):
+            with contextlib.suppress(Exception):  # a preflight or a body already gone: nothing to keep
+                self.responses.append((response.url, response.text()))
+
+    def sign_in(self, role: str, subject: str, table: str | None = None) -> Page:
+        from croupier.local.web import sign_in
+
+        sign_in(self.page, self.stack.web.url, role, subject, table)
+        return self
+
+    def received_about(self, table_id: str, round_id: str) -> list[str]:
+        """Everything the page received about a table and its round, as JSON texts: the pushed
+        events and snapshots of the table, and the API's answers about the table or the round (the
+        lobby's view of other tables, their past rounds' public cards, is left out)."""
+        out = []
+        for frame in self.frames:
+            message = json.loads(frame)
+            out += [json.dumps(e) for e in message.get("events", []) if e.get("table_id") == table_id]
+            if message.get("table_id") == table_id:
+                out.append(frame)
+        out += [body for url, body in self.responses if f"/tables/{table_id}" in url or round_id in url
+                or "/players/" in url]
+        return out
+
+    def events(self) -> list[dict[str, Any]]:
+        return [e for frame in self.frames for e in json.loads(frame).get("events", [])]
+
+
+def void(h: Harness, round_id: str) -> None:
+    """The test's round ends, voided once betting has closed: no round it opened is left to pause
+    later, in another test's supervisor console."""
+    def voided() -> bool:
+        status = h.supervisor.get(f"/rounds/{round_id}")["status"]
+        if status not in ("betting", "voided", "voiding"):
+            with contextlib.suppress(ApiError):  # not voidable yet (closing): asked again
+                h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "test over"})
+        return bool(status == "voided")
+
+    wait_until(voided, timeout=60)
