@@ -6,35 +6,17 @@ in the other tests: the test's dealer never waits for the browser, only for the 
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from croupier.games.base import Bet
 from croupier.local.client import wait_until
-from tests.support.browser import void
+from tests.support.browser import deal_beside, void
 from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.browser
-
-
-def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[Bet] | Callable[[], list[Bet]] = (),
-                burn: int = 0) -> threading.Thread:
-    """The studio dealer deals the round in its own thread, at table speed (from the countdown's end)."""
-    table = h.tables[table_id]
-
-    def deal() -> None:
-        try:
-            table.dealer.deal(started, bets() if callable(bets) else list(bets), per_round_burn=burn)
-        finally:
-            table.dealer.finish()
-
-    thread = threading.Thread(target=deal, daemon=True)
-    thread.start()
-    return thread
 
 
 def stake(page: Any, kind: str, amount: int, seat: int | None = None) -> None:

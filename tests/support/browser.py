@@ -1,6 +1,7 @@
 """The browser tests' tools: where Debian's Chromium is and how it is started, the timers a person
 in a browser can answer in, a signed-in page with everything it received (:class:`Page`), and a
-round's end for a test that opened one (:func:`void`)."""
+round dealt beside the page (:func:`deal_beside`) and its end for a test that opened one
+(:func:`void`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import contextlib
 import json
 import os
 import shutil
+import threading
+from collections.abc import Callable
 from typing import Any
 
+from croupier.games.base import Bet
 from croupier.local.client import ApiError, wait_until
 from croupier.local.stack import LocalStack
 
@@ -86,3 +90,19 @@ def void(h: Harness, round_id: str) -> None:
         return bool(status == "voided")
 
     wait_until(voided, timeout=60)
+
+
+def deal_beside(h: Harness, table_id: str, started: dict[str, Any], bets: list[Bet] | Callable[[], list[Bet]] = (),
+                burn: int = 0) -> threading.Thread:
+    """The studio dealer deals the round in its own thread, at table speed (from the countdown's end)."""
+    table = h.tables[table_id]
+
+    def deal() -> None:
+        try:
+            table.dealer.deal(started, bets() if callable(bets) else list(bets), per_round_burn=burn)
+        finally:
+            table.dealer.finish()
+
+    thread = threading.Thread(target=deal, daemon=True)
+    thread.start()
+    return thread
