@@ -1,6 +1,7 @@
 // The supervisor's console: paused rounds arriving live with their reason (subscribed to "*"),
 // pause, resume (saying what became of a card that paused the round) and void, and each round's
-// full history for disputes, with its transcript to download for `croupier replay`.
+// full history for disputes, with its transcript to download for `croupier replay`; rounds listed and
+// searched by table, time, status and player (a player's rounds through GET /players/{id}/rounds).
 import { api, Live } from "./api.js";
 import { clock, h, money, signed, toast } from "./dom.js";
 import { number, t, term } from "./i18n.js";
@@ -117,11 +118,42 @@ export async function supervisorConsole(root, query) {
   const pickStatus = h("select", { id: "rounds-status", "aria-label": t("sup.rounds-status") },
     h("option", { value: "" }, t("sup.rounds-any")), STATUSES.map((st) => h("option", { value: st }, term("status", st))));
   const roundList = h("div", { class: "round-list" });
+  const pickPlayer = h("input", { id: "rounds-player", name: "player", "aria-label": t("sup.rounds-player"),
+    placeholder: t("sup.rounds-player"), autocomplete: "off" });
+  const pickSince = h("input", { id: "rounds-since", type: "datetime-local", "aria-label": t("sup.rounds-since") });
+  const pickUntil = h("input", { id: "rounds-until", type: "datetime-local", "aria-label": t("sup.rounds-until") });
+  /** @param {HTMLInputElement} input @returns {string} ms since the epoch, "" for none */
+  const ms = (input) => (input.value ? String(new Date(input.value).getTime()) : "");
+  // a player's rounds (staff only: GET /players/{id}/rounds), at the chosen table if one is, in the time range
+  async function playerRounds() {
+    const query = new URLSearchParams({ limit: "100" });
+    if (pickTable.value) query.set("table", pickTable.value);
+    if (ms(pickSince)) query.set("since", ms(pickSince));
+    if (ms(pickUntil)) query.set("until", ms(pickUntil));
+    try {
+      const answer = await api("GET", `/players/${encodeURIComponent(pickPlayer.value.trim())}/rounds?${query}`);
+      const rows = answer.rounds.filter((r) => !pickStatus.value || r.status === pickStatus.value);
+      roundList.replaceChildren(rows.length ? h("table", { class: "bets player-rounds" }, h("tr", {},
+        ["time", "table", "round"].map((col) => h("th", {}, t(`sup.col-${col}`))), h("th", {}, t("sup.rounds-status")),
+        h("th", {}, t("sup.bets")), h("th", {}, "")),
+      rows.map((r) => h("tr", { dataset: { round: r.round_id } }, h("td", {}, clock(r.created_at)), h("td", {}, r.table_id),
+        h("td", {}, r.round_in_shoe ? number(r.round_in_shoe) : ""),
+        h("td", {}, r.status ? h("span", { class: `badge ${r.status}` }, term("status", r.status)) : ""),
+        h("td", {}, r.bets.map((b) => `${term("bet", b.type)} ${money(b.amount)}${b.net !== undefined && b.net !== null
+          ? ` (${signed(b.net)})` : ""}`).join(", ")),
+        h("td", {}, h("button", { class: "small ghost", dataset: { history: r.round_id }, onclick: () => history(r.round_id) },
+          t("sup.history")))))) : h("p", { class: "muted" }, t("sup.rounds-none")));
+    } catch (err) { roundList.replaceChildren(h("p", { class: "refusal" }, err.message)); }
+  }
   async function loadRounds() {
+    if (pickPlayer.value.trim()) { await playerRounds(); return; }
     if (!pickTable.value) { roundList.replaceChildren(); return; }
     try {
       const answer = await api("GET", `/tables/${encodeURIComponent(pickTable.value)}/rounds?limit=50`);
-      const rows = answer.rounds.filter((r) => !pickStatus.value || r.status === pickStatus.value);
+      const since = ms(pickSince) ? Number(ms(pickSince)) : null;
+      const until = ms(pickUntil) ? Number(ms(pickUntil)) : null;
+      const rows = answer.rounds.filter((r) => (!pickStatus.value || r.status === pickStatus.value)
+        && (since === null || r.created_at >= since) && (until === null || r.created_at <= until));
       roundList.replaceChildren(rows.length ? h("table", { class: "bets" }, h("tr", {}, h("th", {}, t("sup.col-time")),
         h("th", {}, t("sup.col-round")), h("th", {}, t("sup.rounds-status")), h("th", {}, "")),
       rows.map((r) => h("tr", {}, h("td", {}, clock(r.created_at)), h("td", {}, number(r.round_in_shoe)),
@@ -130,10 +162,10 @@ export async function supervisorConsole(root, query) {
           t("sup.history")))))) : h("p", { class: "muted" }, t("sup.rounds-none")));
     } catch (err) { roundList.replaceChildren(h("p", { class: "refusal" }, err.message)); }
   }
-  pickTable.addEventListener("change", loadRounds);
-  pickStatus.addEventListener("change", loadRounds);
-  parts.rounds.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.rounds")),
-    h("div", { class: "buttons" }, pickTable, pickStatus), roundList));
+  for (const input of [pickTable, pickStatus, pickSince, pickUntil]) input.addEventListener("change", loadRounds);
+  const search = h("form", { class: "buttons round-search", onsubmit: (event) => { event.preventDefault(); loadRounds(); } },
+    pickTable, pickStatus, pickPlayer, pickSince, pickUntil, h("button", { type: "submit", class: "small" }, t("sup.rounds-search")));
+  parts.rounds.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("sup.rounds")), search, roundList));
 
   // --- state at start, then the push ------------------------------------------------------------
   if (query.get("round")) history(query.get("round"));  // asked for by address: at once

@@ -35,10 +35,14 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
 from . import alerts, bets, dealing, decisions, lobby, queries, rounds, store, supervision, tables
+from . import help as help_figures
+from . import player_rounds as player_search
 from .config import settings
 from .errors import CORS_ALLOW_HEADERS, AppError, error_body
+from .help import TableHelp
 from .identity import Identity, from_event
 from .models import ConfigureTable, Control, CreateTable, Decision, Money, NewShoe, PlaceBets
+from .player_rounds import PlayerRounds
 from .responses import (
     BetRecord,
     BetsPlaced,
@@ -479,6 +483,29 @@ def wallet(player_id: PlayerId) -> dict[str, Any]:
 def table_wallet(table_id: TableId, player_id: PlayerId) -> dict[str, Any]:
     caller(query_router).require_self(player_id)
     return out(TableWalletView, queries.table_wallet(store.load_table(table_id), player_id))
+
+
+@query_router.get("/tables/<table_id>/help",
+                  summary="A table's help figures from its rules: each bet's exact RTP, Baccarat's drawing rules",
+                  **doc("getTableHelp", "tables", TableHelp, READ_ERRORS))
+def table_help(table_id: TableId) -> dict[str, Any]:
+    caller(query_router)
+    return out(TableHelp, help_figures.table_help(store.load_table(table_id)))
+
+
+@query_router.get("/players/<player_id>/rounds",
+                  summary="The rounds a player bet in, newest first, with their bets (supervisor, operator)",
+                  **doc("getPlayerRounds", "rounds", PlayerRounds, (400, *READ_ERRORS)))
+def player_rounds(player_id: PlayerId,
+                  limit: Annotated[int, Query(ge=1, le=100, description="bets per page")] = 50,
+                  cursor: Annotated[str | None, Query(max_length=512, description="the previous page's cursor")] = None,
+                  table: Annotated[str | None, Query(max_length=40, pattern=r"^[A-Za-z0-9_-]+$",
+                                                     description="only this table's rounds")] = None,
+                  since: Annotated[int | None, Query(ge=0, lt=10**13, description="bets placed from, ms")] = None,
+                  until: Annotated[int | None, Query(ge=0, lt=10**13, description="bets placed until, ms")] = None,
+                  ) -> dict[str, Any]:
+    caller(query_router).require("supervisor", "operator")
+    return out(PlayerRounds, player_search.player_rounds(player_id, limit, cursor, table, since, until))
 
 
 ROUTERS = (bets_router, decisions_router, tables_router, wallet_router, query_router)
