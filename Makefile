@@ -35,7 +35,8 @@ $(DEPLOY): $(RUNTIME)
 	$(PY) -m pip install --quiet -e '.[deploy]'
 	touch $(DEPLOY)
 
-# The Node tools of the tests (asl-validator, for the round workflow), as package-lock.json pins them.
+# The Node tools of the tests and the lint (asl-validator for the round workflow, axe-core for the
+# browser tests, ESLint and TypeScript for web/js), as package-lock.json pins them.
 $(NODE): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE)
@@ -45,8 +46,12 @@ $(STAMP): $(DEPLOY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-lint: $(STAMP)
+# The Python (ruff), then the browser pages' JavaScript (web/js): ESLint (eslint.config.mjs) and
+# TypeScript's checkJs over the JSDoc types (tsconfig.json), both from npm as package-lock.json pins them.
+lint: $(STAMP) $(NODE)
 	$(VENV)/bin/ruff check layers functions tests scripts
+	node_modules/.bin/eslint --max-warnings 0 web/js
+	node_modules/.bin/tsc -p tsconfig.json
 
 types: $(STAMP)
 	$(VENV)/bin/mypy

@@ -3,7 +3,33 @@
 
 import { t } from "./i18n.js";
 
+/**
+ * The page's config.json: where the APIs are and how to sign in (locally, or Cognito's hosted UI).
+ * @typedef {object} Config
+ * @property {"local" | "cognito"} mode
+ * @property {string} api
+ * @property {string} websocket
+ * @property {{ token: string, devices: string, players?: string[], table?: string }} [local]  mode local's
+ * @property {{ domain: string, client_id: string, redirect_uri: string, scopes?: string[] }} [cognito]
+ */
+
+/**
+ * The signed-in person: the bearer token and what its claims say.
+ * @typedef {object} Session
+ * @property {string} token
+ * @property {string} role
+ * @property {string} subject
+ * @property {string} name
+ * @property {string | null} table
+ * @property {number} exp  ms since the epoch
+ */
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status  the HTTP status (0: no answer)
+   * @param {string} reason  the API's reason code
+   * @param {string} message  in the page's language
+   */
   constructor(status, reason, message) {
     super(message);
     this.status = status;
@@ -11,15 +37,18 @@ export class ApiError extends Error {
   }
 }
 
+/** @type {{ config: Config | null, session: Session | null }} */
 const state = { config: null, session: null };
 
+/** @param {Config | null} config @param {Session | null} session */
 export function configure(config, session) {
   state.config = config;
   state.session = session;
 }
 
-export const config = () => state.config;
-export const session = () => state.session;
+// A view's config and session: configure() gave both before any view runs (app.js).
+export const config = () => /** @type {Config} */ (state.config);
+export const session = () => /** @type {Session} */ (state.session);
 
 // One intent (a bet, a decision): its Idempotency-Key, made once and sent with every attempt
 // of that intent, so that a retry after a lost answer is the same request, never a second one.
@@ -27,13 +56,22 @@ export const intent = () => crypto.randomUUID();
 
 const RETRIES = [400, 1000, 2500];  // ms before each retry (then the error is the caller's)
 
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 // Worth sending again: no answer at all, a 5xx, or the first attempt of this key still running.
+/** @param {ApiError} err */
 const transient = (err) => err.status === 0 || err.status >= 500 || err.reason === "in-progress";
 
 // A call of the API. `key`: the intent's Idempotency-Key (a money-moving call must give one); a
 // call with a key, or a GET, is retried with backoff on a network error or a 5xx.
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {{ key?: string | null }} [options]
+ * @returns {Promise<any>}  the answer's JSON
+ */
 export async function api(method, path, body, { key = null } = {}) {
   const retry = key !== null || method === "GET";
   for (let attempt = 0; ; attempt += 1) {
@@ -46,20 +84,25 @@ export async function api(method, path, body, { key = null } = {}) {
   }
 }
 
+/**
+ * @param {string} method @param {string} path @param {unknown} body @param {string | null} key
+ * @returns {Promise<any>}
+ */
 async function once(method, path, body, key) {
-  const headers = { Authorization: `Bearer ${state.session.token}` };
+  /** @type {Record<string, string>} */
+  const headers = { Authorization: `Bearer ${session().token}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (key) headers["Idempotency-Key"] = key;
   let response;
   try {
-    response = await fetch(state.config.api + path, {
+    response = await fetch(config().api + path, {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, "network", t("error.network", { detail: err.message }));
+    throw new ApiError(0, "network", t("error.network", { detail: err instanceof Error ? err.message : String(err) }));
   }
   const text = await response.text();
-  let data = null;
+  let data;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (!response.ok) {
     const error = (data && data.error) || {};
@@ -72,22 +115,34 @@ async function once(method, path, body, key) {
 // after an attempt whose outcome is unknown (no answer, a 5xx), the same key; after an answer
 // (accepted or refused), the next ask is a new intent.
 export class Intents {
-  constructor() { this.last = null; }
-
-  key(scope, body) {
-    const text = JSON.stringify([scope, body]);
-    if (this.last?.text !== text) this.last = { text, key: intent() };
-    return this.last.key;
+  constructor() {
+    /** @type {{ text: string, key: string } | null} */
+    this.last = null;
   }
 
+  /** @param {string} scope @param {unknown} body @returns {string} */
+  key(scope, body) {
+    const text = JSON.stringify([scope, body]);
+    const last = this.last?.text === text ? this.last : { text, key: intent() };
+    this.last = last;
+    return last.key;
+  }
+
+  /** @param {unknown} [err]  the attempt's error, none if it was answered */
   done(err = null) {
     if (!err || !(err instanceof ApiError) || !transient(err)) this.last = null;
   }
 }
 
 // Runs `work` with `buttons` disabled until it ends (a request in flight cannot be sent twice).
+/**
+ * @template T
+ * @param {HTMLButtonElement | null | undefined | (HTMLButtonElement | null | undefined)[]} buttons
+ * @param {() => Promise<T> | T} work
+ * @returns {Promise<T>}
+ */
 export async function busy(buttons, work) {
-  const list = [buttons].flat().filter(Boolean);
+  const list = /** @type {HTMLButtonElement[]} */ ([buttons].flat().filter(Boolean));
   for (const b of list) { b.disabled = true; b.setAttribute("aria-busy", "true"); }
   try { return await work(); } finally {
     for (const b of list) { b.disabled = false; b.removeAttribute("aria-busy"); }
@@ -95,7 +150,9 @@ export async function busy(buttons, work) {
 }
 
 // A local-only endpoint of the page server (sign-in, test scans).
+/** @param {string} path @param {unknown} body @param {string} [token] @returns {Promise<any>} */
 export async function local(path, body, token) {
+  /** @type {Record<string, string>} */
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
@@ -108,8 +165,10 @@ export async function local(path, body, token) {
 }
 
 const indicator = () => document.getElementById("live");
+/** @type {Live | null} */
 let current = null;  // the view's connection: the indicator is its own
 
+/** @param {Live} owner @param {boolean} on @param {string} text */
 function showLive(owner, on, text) {
   const el = indicator();
   if (!el || owner !== current) return;
@@ -119,20 +178,30 @@ function showLive(owner, on, text) {
 
 // One WebSocket connection subscribed to `tables` (["*"]: every table, staff only). onEvent gets
 // each pushed event, onSnapshot each table's snapshot (at subscription and after a reconnect).
+/**
+ * @typedef {object} LiveHandlers
+ * @property {(event: any) => void} [onEvent]
+ * @property {(snapshot: any) => void} [onSnapshot]
+ * @property {(subscribed: any) => void} [onOpen]
+ */
 export class Live {
+  /** @param {string[]} tables @param {LiveHandlers} [handlers] */
   constructor(tables, { onEvent = () => {}, onSnapshot = () => {}, onOpen = () => {} } = {}) {
     this.tables = tables;
     this.handlers = { onEvent, onSnapshot, onOpen };
     this.closed = false;
     this.retry = 500;
+    /** @type {WebSocket | null} */
+    this.socket = null;
+    /** @type {Set<unknown>} */
     this.delivered = new Set();  // the ids of the messages received (a redelivery keeps its id)
     current = this;
     this.connect();
   }
 
   connect() {
-    const url = new URL(state.config.websocket);
-    url.searchParams.set("token", state.session.token);
+    const url = new URL(config().websocket);
+    url.searchParams.set("token", session().token);
     const socket = this.socket = new WebSocket(url.href);
     showLive(this, false, t("live.connecting"));
     socket.onopen = () => {

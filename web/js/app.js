@@ -5,11 +5,18 @@ import { finishCognito, signInLocally, signInWithCognito, signOut, stored } from
 import { h, toast } from "./dom.js";
 import { LANGUAGES, language, preferred, setLanguage, t, term } from "./i18n.js";
 
-const view = document.getElementById("view");
+/** The page's element of that id (index.html has each). @param {string} id */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+const view = byId("view");
+/** @type {(() => void) | null | undefined | void} */
 let leave = null;
-let config = null;
+/** @type {import("./api.js").Config} */
+let config;
+/** @type {import("./api.js").Session | null} */
 let session = null;
 
+/** @type {Record<string, (id: string, query: URLSearchParams) => Promise<(() => void) | null | undefined | void>>} */
 const VIEWS = {
   lobby: () => import("./lobby.js").then((m) => m.lobby(view)),
   table: (id) => import("./table.js").then((m) => m.playerTable(view, id)),
@@ -22,14 +29,14 @@ function nav() {
   const links = [["#/", t("nav.lobby")]];
   if (session?.role === "dealer" && session.table) links.push([`#/dealer/${session.table}`, t("nav.dealer")]);
   if (session?.role === "supervisor" || session?.role === "operator") links.push(["#/supervisor", t("nav.supervisor")]);
-  const bar = document.getElementById("nav");
+  const bar = byId("nav");
   bar.setAttribute("aria-label", t("nav.views"));
   bar.replaceChildren(...(session ? links.map(([href, text]) => h("a", { href }, text)) : []));
-  document.getElementById("who").replaceChildren(session
+  byId("who").replaceChildren(session
     ? h("span", {}, `${session.name} · ${term("role", session.role)}${session.table ? ` · ${session.table}` : ""} `,
       h("button", { class: "small ghost", onclick: () => signOut(config) }, t("nav.sign-out")))
     : "");
-  document.getElementById("brand").textContent = t("app.title");
+  byId("brand").textContent = t("app.title");
   // the language switch, on every page: the choice is remembered
   const choose = h("select", { id: "language", "aria-label": t("nav.language"), onchange: async () => {
     await setLanguage(choose.value, { remember: true });
@@ -37,7 +44,7 @@ function nav() {
     route();  // the view again, in the language chosen
   } }, Object.entries(LANGUAGES).map(([code, lang]) => h("option", { value: code, lang: code, selected: code === language() },
     lang.name)));
-  document.getElementById("languages").replaceChildren(choose);
+  byId("languages").replaceChildren(choose);
 }
 
 function signInView() {
@@ -48,13 +55,13 @@ function signInView() {
     return;
   }
   // the players and the table the local stack's walkthrough funds and creates (config.json)
-  const players = config.local.players || [];
+  const players = config.local?.players || [];
   const role = h("select", { name: "role", id: "signin-role" },
     ["player", "dealer", "supervisor", "operator"].map((r) => h("option", { value: r }, term("role", r))));
   const subject = h("input", { name: "subject", id: "signin-subject", value: players[0] || "", autocomplete: "off",
                                list: "signin-players" });
   const suggestions = h("datalist", { id: "signin-players" }, players.map((p) => h("option", { value: p })));
-  const table = h("input", { name: "table", id: "signin-table", value: config.local.table || "", autocomplete: "off" });
+  const table = h("input", { name: "table", id: "signin-table", value: config.local?.table || "", autocomplete: "off" });
   const subjectName = h("span", {}, t("signin.player"));
   const tableRow = h("label", { hidden: true, for: "signin-table" }, t("signin.table"), " ", table);
   const subjectRow = h("label", { for: "signin-subject" }, subjectName, " ", subject, suggestions);
@@ -103,7 +110,7 @@ async function route() {
 
 async function start() {
   await setLanguage(preferred());
-  document.getElementById("live").textContent = t("live.off");
+  byId("live").textContent = t("live.off");
   config = await (await fetch("config.json", { cache: "no-store" })).json();
   try { session = (await finishCognito(config)) || stored(); } catch (err) { toast(err.message, "error"); }
   configure(config, session);

@@ -84,7 +84,8 @@ export async function dealerConsole(root, tableId) {
                              autocomplete: "off", dir: "ltr" });
   const fates = h("ul", { class: "fates" });
   const device = (body) => run(t("console.sent", { action: term("device", body.action) }), async () => {
-    const answer = await local(config().local.devices.replace("{table}", encodeURIComponent(tableId)), body, session().token);
+    const devices = /** @type {NonNullable<import("./api.js").Config["local"]>} */ (config().local).devices;  // mode local
+    const answer = await local(devices.replace("{table}", encodeURIComponent(tableId)), body, session().token);
     fates.replaceChildren(...answer.events.map((e) => h("li", { class: e.ok ? "" : "bad" }, e.fate)));
   });
   parts.controls.replaceChildren(h("div", { class: "panel" }, h("h3", {}, t("console.title")),

@@ -5,6 +5,7 @@
 const STORE = "croupier.lang";
 
 // Each language: its own name, its direction, and the locale Intl formats with (its digits).
+/** @type {Record<string, { name: string, dir: "ltr" | "rtl", locale: string }>} */
 export const LANGUAGES = {
   en: { name: "English", dir: "ltr", locale: "en-US" },
   ur: { name: "اردو", dir: "rtl", locale: "ur-PK-u-nu-arabext" },
@@ -13,8 +14,10 @@ export const LANGUAGES = {
   th: { name: "ไทย", dir: "ltr", locale: "th-TH-u-nu-latn" },
 };
 
+/** @type {{ lang: string, strings: Record<string, string>, fallback: Record<string, string> }} */
 const state = { lang: "en", strings: {}, fallback: {} };
 
+/** @param {string} lang @returns {Promise<Record<string, string>>} */
 async function catalogue(lang) {
   const response = await fetch(`i18n/${lang}.json`, { cache: "no-cache" });
   if (!response.ok) throw new Error(`i18n/${lang}.json: HTTP ${response.status}`);
@@ -32,6 +35,7 @@ export function preferred() {
   return "en";
 }
 
+/** @param {string} lang @param {{ remember?: boolean }} [options] */
 export async function setLanguage(lang, { remember = false } = {}) {
   const chosen = LANGUAGES[lang] ? lang : "en";
   if (!Object.keys(state.fallback).length) state.fallback = await catalogue("en");
@@ -46,18 +50,21 @@ export async function setLanguage(lang, { remember = false } = {}) {
 export const language = () => state.lang;
 
 // The string of `key` in the page's language (English if it has none), {name}s filled from `vars`.
+/** @param {string} key @param {Record<string, unknown>} [vars] @returns {string} */
 export function t(key, vars = {}) {
   if (!(key in state.strings)) console.warn(`i18n: ${state.lang} lacks ${key}`);  // the tests fail on it
   const text = state.strings[key] ?? state.fallback[key] ?? key;
   // a number is written with the language's digits
   return text.replace(/\{(\w+)\}/g, (all, name) => {
     if (!(name in vars)) return all;
-    return typeof vars[name] === "number" ? number(vars[name]) : String(vars[name]);
+    const value = vars[name];
+    return typeof value === "number" ? number(value) : String(value);
   });
 }
 
 // A code the server sends (a bet type, a status, an action...) in words: its catalogue entry
 // `group.code`, else the code itself with spaces (a code the page does not know yet).
+/** @param {string} group @param {unknown} code @returns {string} */
 export function term(group, code) {
   const key = `${group}.${code}`;
   if (has(key)) return t(key);
@@ -65,25 +72,29 @@ export function term(group, code) {
   return String(code ?? "").replace(/-/g, " ");
 }
 
+/** @param {string} key */
 export const has = (key) => key in state.strings || key in state.fallback;
 
 const locale = () => LANGUAGES[state.lang].locale;
 
+/** @param {number | bigint} value @param {Intl.NumberFormatOptions} [options] */
 export function number(value, options = {}) {
   return new Intl.NumberFormat(locale(), options).format(value);
 }
 
 // An amount in minor units; with its currency when the wallet names one.
+/** @param {number | string | null | undefined} units @param {string | null} [currency] @returns {string} */
 export function amount(units, currency = null) {
   if (units === undefined || units === null) return "–";
   if (currency) {
     try {
-      return new Intl.NumberFormat(locale(), { style: "currency", currency, currencyDisplay: "code" }).format(units);
+      return new Intl.NumberFormat(locale(), { style: "currency", currency, currencyDisplay: "code" }).format(Number(units));
     } catch { /* an unknown currency code: the number alone */ }
   }
   return number(Number(units));
 }
 
+/** @param {number | null | undefined} ms  since the epoch */
 export function time(ms) {
   return ms ? new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit", second: "2-digit",
     hourCycle: "h23" }).format(new Date(ms)) : "";

@@ -17,7 +17,8 @@ export class RoundState {
     this.view = null;     // the API's view of the round
     this.events = [];     // this round's events pushed since
     this.waiting = null;  // the latest waiting-for prompt
-    this.timerId = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timerId = undefined;
     this.seen = new Set();
   }
 

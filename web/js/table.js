@@ -118,6 +118,7 @@ export async function playerTable(root, tableId) {
           onclick: () => decide({ seat: wait.seat, action, hand }) }, term("action", action))))
           : null));
     } else if (wait.kind === "insurance") {
+      /** @type {{ seat: number, action: string, behind?: boolean }[]} */
       const mine = [...seatBets.map((seat) => ({ seat, action: "insurance" })),
                     ...behind.map((seat) => ({ seat, action: "insurance", behind: true }))];
       parts.prompt.append(h("div", { class: "panel ask" }, h("p", {}, t("ask.insurance"), " ",
