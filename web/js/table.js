@@ -3,8 +3,9 @@
 // windows, the balance and the bet record.
 import { api, ApiError, Intents, Live, session } from "./api.js";
 import { h, money, signed, timer, toast } from "./dom.js";
-import { gameName, road } from "./lobby.js";
+import { gameName } from "./lobby.js";
 import { felt, RoundState } from "./round.js";
+import { bettingFelt, roadGrids } from "./felt.js";
 import { has, t, term } from "./i18n.js";
 
 // A bet in words: its type, its seat, its mode ("behind seat 2", "banker (no commission)").
@@ -41,12 +42,11 @@ export async function playerTable(root, tableId) {
   root.replaceChildren(h("section", { class: "player" },
     parts.head,
     h("div", { class: "layout" },
-      h("div", { class: "main" }, parts.felt, parts.prompt, parts.mine, parts.bet),
+      h("div", { class: "main" }, parts.felt, parts.prompt, parts.bet, parts.mine),
       h("aside", {}, parts.wallet, parts.seats, parts.roads, parts.record))));
 
   // what the table's game is, as the server says it (the page knows no rule of its own)
   const blackjack = table.play.kind === "blackjack";
-  const betType = (kind) => table.play.bet_types.find((b) => b.type === kind);
   const mySeats = () => new Set(Object.entries(table.seats || {}).filter(([, s]) => s.yours).map(([n]) => Number(n)));
   const myBets = () => [...bets.values()];
 
@@ -77,7 +77,7 @@ export async function playerTable(root, tableId) {
     drawBets();
     drawBetForm();
     drawSeats();
-    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, t("table.roads")), road(table.play.kind, table.roads)) : "");
+    parts.roads.replaceChildren(table.roads ? h("div", { class: "panel" }, h("h3", {}, t("table.roads")), roadGrids(table.play.kind, table.roads)) : "");
   }
 
   // --- decisions and windows ----------------------------------------------------------------
@@ -153,110 +153,40 @@ export async function playerTable(root, tableId) {
           + (b.result.reason ? ` (${b.result.reason})` : "") : term("status", b.status || "open")))))) : "");
   }
 
-  // --- placing bets ---------------------------------------------------------------------------
-  let pending = null;  // a Pok Deng bet waiting for its confirmation (the reservation shown first)
-
+  // --- placing bets: chips on the felt's spots ------------------------------------------------
   const placing = new Intents();
-  let sending = false;  // a bet in flight: the place and confirm buttons wait for its answer
+  let sending = false;  // a bet in flight: the spots, chips, place and confirm buttons wait for its answer
   const place = async (wanted) => {
     if (sending) return;
     sending = true;
-    form.update();
+    board.draw();
     const key = placing.key(round.id, wanted);
     try {
       const answer = await api("POST", `${path}/bets`, { bets: wanted }, { key });
       placing.done();
       for (const bet of answer.bets) bets.set(bet.bet_id, { ...bets.get(bet.bet_id), ...bet, status: "open" });
       toast(t("table.accepted", { bets: answer.bets.map((b) => `${betName(b)} ${money(b.amount)}`).join(", ") }));
-      pending = null;
-      form.showConfirm();
+      sending = false;
+      board.accepted(answer.bets);
       draw();
       refreshMoney();
     } catch (err) {
       placing.done(err);
-      form.refusal.textContent = err instanceof ApiError ? err.message : String(err);
+      board.refusal.textContent = err instanceof ApiError ? err.message : String(err);
       toast(err.message, "error");
     }
     sending = false;
-    form.update();
+    board.draw();
   };
 
-  // The form is built once (what the player typed survives the pushes); draw() updates its state.
+  // The board is built once (the chips staked survive the pushes); draw() updates it.
   const seatCount = () => table.play.seats || 0;
-  const form = (() => {
-    const types = table.play.bet_types.map((b) => b.type);
-    const amount = h("input", { type: "number", name: "amount", min: 1, step: 1, value: betType(types[0])?.min ?? 1,
-                                "aria-label": t("form.amount") });
-    const type = h("select", { name: "type", "aria-label": t("form.type") }, types.map((kind) => h("option", { value: kind },
-      t("form.type-limits", { type: term("bet", kind), min: money(betType(kind).min), max: money(betType(kind).max) }))));
-    const seat = h("select", { name: "seat", "aria-label": t("form.seat") });
-    const modes = table.play.bet_types.flatMap((b) => b.modes || []).filter((m, i, all) => all.indexOf(m) === i);
-    const mode = h("select", { name: "mode", "aria-label": t("form.mode") }, modes.map((m) => h("option", { value: m }, term("mode", m))));
-    const button = h("button", { type: "submit" }, t("form.place"));
-    const closed = h("p", { class: "muted" }, t("form.closed"));
-    const refusal = h("p", { class: "refusal", role: "alert" });
-    const confirm = h("div", { class: "confirm", hidden: true });
-    const confirmButton = h("button", { class: "confirm-bet", onclick: () => place([pending]) }, t("form.confirm"));
-    const wanted = () => {
-      const bet = { type: type.value, amount: Number(amount.value) };
-      if (betType(type.value)?.seat) bet.seat = Number(seat.value);
-      if (betType(type.value)?.modes) bet.mode = mode.value;
-      return bet;
-    };
-    const showConfirm = () => {
-      confirm.hidden = !pending;
-      if (!pending) { confirm.replaceChildren(); return; }
-      const reservation = betType(pending.type).reserves;  // the table's rule, as the server says it
-      confirm.replaceChildren(
-        h("p", {}, t("form.reserves", { bet: term("bet", pending.type), amount: money(pending.amount),
-          reserved: money(pending.amount * reservation), n: reservation })),
-        confirmButton, " ",
-        h("button", { class: "ghost", onclick: () => { pending = null; showConfirm(); } }, t("form.cancel")));
-    };
-    const submit = (event) => {
-      event.preventDefault();
-      refusal.textContent = "";
-      const bet = wanted();
-      if (betType(bet.type)?.reserves > 1) { pending = bet; showConfirm(); return; }  // shown before it is placed
-      place([bet]);
-    };
-    const syncFields = () => {
-      seat.hidden = !betType(type.value)?.seat;
-      mode.hidden = !betType(type.value)?.modes;
-    };
-    type.addEventListener("change", syncFields);
-    syncFields();
-    const notes = [];
-    if (table.play.mirror_seat_bets) {
-      notes.push(t("form.mirrors"));
-    }
-    const panel = h("div", { class: "panel" }, h("h3", {}, t("form.title")), closed,
-      h("form", { class: "bet-form", onsubmit: submit }, type, seat, mode, amount, button), confirm,
-      notes.map((n) => h("p", { class: "muted" }, n)), refusal);
-    parts.bet.replaceChildren(panel);
-    let seatsShown = "";
-    return {
-      refusal, showConfirm,
-      update() {
-        const view = round.view;
-        const open = Boolean(view && view.status === "betting" && view.closes_at > Date.now());
-        button.disabled = !open || sending;
-        confirmButton.disabled = !open || sending;
-        button.toggleAttribute("aria-busy", sending);
-        closed.hidden = open;
-        const mine = [...mySeats()].sort((a, b) => a - b);
-        const order = [...mine, ...Array.from({ length: seatCount() }, (_, i) => i + 1).filter((n) => !mine.includes(n))];
-        if (order.join() !== seatsShown) {
-          seatsShown = order.join();
-          seat.replaceChildren(...order.map((n) => h("option", { value: n }, t(mine.includes(n) ? "form.seat-yours" : "form.seat-n", { n }))));
-        }
-      },
-    };
-  })();
-  // betting closes by the clock: the button follows the countdown
-  const closer = setInterval(() => form.update(), 500);
+  const board = bettingFelt({ play: table.play, view: () => round.view, mySeats, myBets, sending: () => sending, place });
+  parts.bet.replaceChildren(board.panel);
+  // betting closes by the clock: the spots follow the countdown
+  const closer = setInterval(() => board.draw(), 500);
 
-  function drawBetForm() { form.update(); }
+  function drawBetForm() { board.draw(); }
 
   // --- seats (blackjack) ----------------------------------------------------------------------
   const seatAction = async (method, number) => {
