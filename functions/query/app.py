@@ -12,8 +12,12 @@ app, lambda_handler = http_function(query_router)
 
 def _base_path() -> str:
     """Where the API is served: under its stage on API Gateway's own URL, at the root locally or
-    behind a custom domain (as Powertools works it out)."""
-    return app._get_base_path() or "/"
+    behind a custom domain: the stage when the request's path starts with it (read from the
+    event's public request context; Powertools' own helper for this is private)."""
+    stage = app.current_event.request_context.stage
+    if stage and stage != "$default" and app.current_event.request_context.path.startswith(f"/{stage}"):
+        return f"/{stage}"
+    return "/"
 
 
 @app.get("/openapi.json", include_in_schema=False)

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from aws_lambda_powertools.event_handler.middlewares.openapi_validation import OpenAPIRequestValidationMiddleware
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path, Query
 from aws_lambda_powertools.utilities.idempotency import (
@@ -112,35 +112,57 @@ def _json_body(text: str) -> Any:
         raise RequestValidationError([{"type": "json_invalid", "loc": ("body",), "msg": what, "input": {}}]) from exc
 
 
-class _JsonBodies(OpenAPIRequestValidationMiddleware):
-    """Powertools' request validation, reading a request body as JSON only and refusing undeclared
-    query parameters. Powertools parses a form too (what curl -d and urllib send by default): a JSON
-    body sent as one was refused with its form fields' errors. A body of any media type but JSON is
-    now refused as unsupported (415)."""
+def _routes_declared(app: APIGatewayRestResolver) -> dict[tuple[str, str], tuple[frozenset[str], bool]]:
+    """Per (method, OpenAPI path) of the resolver's own document: the query parameters the route
+    declares and whether it takes a body. Built once per resolver from Powertools' public
+    ``get_openapi_json_schema``; the two documents are not in it and take any query."""
+    found = _declared.get(id(app))
+    if found is None:
+        schema = json.loads(app.get_openapi_json_schema())
+        found = {(method.upper(), path): (frozenset(p["name"] for p in op.get("parameters", []) if p["in"] == "query"),
+                                          "requestBody" in op)
+                 for path, ops in (schema.get("paths") or {}).items() for method, op in ops.items()}
+        _declared[id(app)] = found
+    return found
 
-    def handler(self, app: Any, next_middleware: Any) -> Response[Any]:
-        """Refuses a query parameter the route does not declare (a misspelt ``limit`` or ``cursor``
-        would otherwise be ignored without a word), then validates as Powertools does. The two
-        documents take any query (a browser's or a proxy's cache-buster)."""
-        route = app.context["_route"]
-        declared = {param.alias for param in route.dependant.query_params}
-        unknown = sorted(set(app.current_event.resolved_query_string_parameters or {}) - declared)
-        if unknown and route.path not in DOCUMENTS:
-            takes = ", ".join(sorted(declared)) or "none"
-            raise RequestValidationError([{"type": "extra_forbidden", "loc": ("query", name), "input": name,
-                                           "msg": f"not a parameter of this route (it takes: {takes})"}
-                                          for name in unknown])
-        response: Response[Any] = super().handler(app, next_middleware)
-        return response
 
-    def _get_body(self, app: Any) -> dict[str, Any]:
-        content_type = app.current_event.headers.get("content-type", "").strip()
-        if content_type and not content_type.startswith(JSON_MEDIA_TYPE):
-            error = {"type": "unsupported_content_type", "loc": ("body",), "input": {}, "ctx": {},
-                     "msg": f"Unsupported content type: {content_type}"}
-            raise RequestUnsupportedContentType("Unsupported content type", errors=[error])
-        body: dict[str, Any] = super()._get_body(app)
-        return body
+_declared: dict[int, dict[tuple[str, str], tuple[frozenset[str], bool]]] = {}
+
+
+def _refusal_of_form(app: APIGatewayRestResolver) -> Response[Any] | None:
+    """What the API refuses of a request's form before its fields: a query parameter the route does
+    not declare (a misspelt ``limit`` or ``cursor`` would otherwise be ignored without a word), then
+    a body of any media type but JSON (Powertools parses a form too, what curl -d and urllib send by
+    default: a JSON body sent as one would be refused with its form fields' errors). Asked both
+    before the route runs (:func:`_form_checked`) and when Powertools' validation refused the
+    request, so that the answer does not depend on which came first."""
+    request = app.request
+    declared = _routes_declared(app).get((request.method, request.route))
+    if declared is None:  # the documents: any query (a browser's or a proxy's cache-buster)
+        return None
+    query, takes_body = declared
+    unknown = sorted(set(app.current_event.resolved_query_string_parameters or {}) - query)
+    if unknown:
+        takes = ", ".join(sorted(query)) or "none"
+        return _invalid_response([{"loc": ("query", name), "msg": f"not a parameter of this route (it takes: {takes})"}
+                                  for name in unknown])
+    content_type = (app.current_event.headers or {}).get("content-type", "").strip()
+    if takes_body and content_type and not content_type.startswith(JSON_MEDIA_TYPE):
+        return _unsupported_response()
+    return None
+
+
+def _invalid_response(errors: Any) -> Response[Any]:
+    parts = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {err.get('msg')}")
+    return error_response(422, "invalid-request", "; ".join(parts) or "invalid request")
+
+
+def _unsupported_response() -> Response[Any]:
+    return error_response(415, "unsupported-media-type",
+                          f"the request body must be JSON, sent with Content-Type: {JSON_MEDIA_TYPE}")
 
 
 def cors() -> CORSConfig:
@@ -150,8 +172,18 @@ def cors() -> CORSConfig:
 
 
 def resolver() -> APIGatewayRestResolver:
+    """A resolver with Powertools' request validation, the request's form checked
+    (:func:`_refusal_of_form`) and every refusal mapped to the one error model."""
     app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=_json_body, cors=cors())
-    app._request_validation_middleware = _JsonBodies()
+
+    def _form_checked(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+        refused = _refusal_of_form(app)
+        if refused is not None:
+            return refused
+        response: Response[Any] = next_middleware(app)
+        return response
+
+    app.use(middlewares=[_form_checked])
 
     @app.exception_handler(CroupierError)
     def _domain(exc: CroupierError) -> Response[Any]:
@@ -160,16 +192,11 @@ def resolver() -> APIGatewayRestResolver:
 
     @app.exception_handler(RequestValidationError)
     def _invalid(exc: RequestValidationError) -> Response[Any]:
-        parts = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
-            parts.append(f"{where}: {err.get('msg')}")
-        return error_response(422, "invalid-request", "; ".join(parts) or "invalid request")
+        return _refusal_of_form(app) or _invalid_response(exc.errors())
 
     @app.exception_handler(RequestUnsupportedContentType)
     def _media_type(exc: RequestUnsupportedContentType) -> Response[Any]:
-        return error_response(415, "unsupported-media-type",
-                              f"the request body must be JSON, sent with Content-Type: {JSON_MEDIA_TYPE}")
+        return _refusal_of_form(app) or _unsupported_response()
 
     @app.exception_handler(IdempotencyValidationError)
     def _reused(exc: IdempotencyValidationError) -> Response[Any]:
