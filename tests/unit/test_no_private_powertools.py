@@ -109,3 +109,12 @@ def test_no_private_attribute_of_powertools_is_used() -> None:
 def test_no_private_attribute_of_moto_is_used_outside_motopatch() -> None:
     found = _found("moto")
     assert not found, "\n".join(found)
+
+
+def test_building_the_document_leaves_each_router_reading_its_own_functions_request() -> None:
+    from croupier.app import api
+
+    serving = api.resolver()
+    serving.include_router(api.query_router)
+    api.full_api()
+    assert api.query_router.api_resolver is serving

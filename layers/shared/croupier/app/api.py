@@ -552,10 +552,17 @@ TAGS = [{"name": "bets", "description": "a player's bets and bet record"},
 
 
 def full_api() -> APIGatewayRestResolver:
-    """Every route, for the OpenAPI document."""
+    """Every route, for the OpenAPI document. Including a router makes it read the request of the
+    resolver that included it last (its public ``api_resolver``): each router is handed back to
+    the function's resolver it served, or a warm query function's routes would read no request
+    after serving the document once."""
     app = resolver()
+    serving = {id(router): router.api_resolver for router in ROUTERS}
     for router in ROUTERS:
         app.include_router(router)
+    for router in ROUTERS:
+        if serving[id(router)] is not None:
+            router.api_resolver = serving[id(router)]
     return app
 
 
