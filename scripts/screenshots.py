@@ -3,8 +3,10 @@
 Starts a local stack, plays a Baccarat round (for the roads), then takes each view in Debian's
 Chromium (Playwright): the lobby, a player's Deluxe table mid-round (the player's decision, the
 hole card face down), the dealer console and the supervisor console with a paused round and a
-settled round's history. Writes ``docs/screenshots/*.png`` and prints the assets' bytes (raw and
-gzip) and the lobby's first contentful paint (``performance.getEntriesByType('paint')``).
+settled round's history, the Pok Deng table in Urdu, the Baccarat felt on a phone (390 by 844:
+chips on its spots, the countdown, the roads) and a table's help in Persian. Writes
+``docs/screenshots/*.png`` and prints the assets' bytes (raw and gzip) and the lobby's first
+contentful paint (``performance.getEntriesByType('paint')``).
 
     .venv/bin/python scripts/screenshots.py [--figures-only] [--out docs/screenshots]
 """
@@ -138,12 +140,24 @@ def main(argv: list[str] | None = None) -> int:
         urdu.wait_for_selector("#live:not(.off)")
         demo.tables["pd-1"].console.post("/tables/pd-1/rounds")
         urdu.wait_for_selector(".badge.betting")
-        urdu.select_option("select[name=type]", "player-2")
-        urdu.fill("input[name=amount]", "500")
+        urdu.click(".chip[data-chip='500']")
+        urdu.click(".spot[data-spot='player-2']")
         urdu.click("form.bet-form button[type=submit]")
         urdu.wait_for_selector(".confirm:not([hidden])")
         urdu.wait_for_timeout(300)
         urdu.screenshot(path=str(out / "ur-pok-deng-table.png"), full_page=True)
+        # the Baccarat felt on a phone: chips staked on its spots, the countdown, the roads as grids
+        phone = sign_in(browser, stack.web.url, "player", ben.subject, viewport=(390, 844))
+        phone.goto(f"{stack.web.url}/#/table/bac-1")
+        phone.wait_for_selector("#live:not(.off)")
+        phone.wait_for_selector(".roads .big-road")
+        bac.console.post("/tables/bac-1/rounds")
+        phone.wait_for_selector(".countdown .timer")
+        for chip, spot in (("1000", "banker"), ("1000", "banker"), ("500", "player-pair"), ("100", "tie")):
+            phone.click(f".chip[data-chip='{chip}']")
+            phone.click(f".spot[data-spot='{spot}']")
+        phone.wait_for_timeout(300)
+        phone.screenshot(path=str(out / "phone-baccarat-felt.png"), full_page=True)
         # the classic blackjack table's help in Persian, every figure from its rules
         demo.open_table("bj-1", "blackjack", 34, cut_at=300)
         persian = sign_in(browser, stack.web.url, "player", demo.players["dev"].subject, locale="fa-IR")
@@ -154,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(0.5)
         browser.close()
     for name in ("lobby", "player-table", "dealer-console", "supervisor-console", "ur-pok-deng-table",
-                 "fa-blackjack-help"):
+                 "phone-baccarat-felt", "fa-blackjack-help"):
         print(f"wrote {out / (name + '.png')}")
     return 0
 
