@@ -43,8 +43,10 @@ def test_a_baccarat_round_played_by_tapping_chips_onto_the_felts_spots_on_a_phon
         assert page.query_selector_all(".bet-form select, .bet-form input") == []
         spots = page.eval_on_selector_all(".spot", "els => els.map(e => e.dataset.spot)")
         assert spots == [b["type"] for b in play["bet_types"]]
-        labels = page.eval_on_selector_all(".spot", "els => els.map(e => e.getAttribute('aria-label'))")
-        for label, kind in zip(labels, play["bet_types"], strict=True):  # each spot says its limits
+        # each spot says its limits, in its name (its own text, which is its accessible name)
+        labels = page.eval_on_selector_all(
+            ".spot", "els => els.map(e => e.hasAttribute('aria-label') ? null : e.textContent)")
+        for label, kind in zip(labels, play["bet_types"], strict=True):
             assert f"{kind['min']:,}" in label and f"{kind['max']:,}" in label, label
         # chips fit the table's limits: from its smallest minimum, none above its largest maximum
         chips = chips_of(page)

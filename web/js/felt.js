@@ -171,23 +171,28 @@ export function bettingFelt(ctx) {
     const won = view?.result?.winner === spot.type || results.some((b) => b.result.outcome === "win" || b.result.outcome === "blackjack");
     const name = term("bet", spot.type);
     const limits = t("felt.limits", { min: money(type.min), max: money(type.max) });
-    const parts = [name, limits];
-    if (type.reserves > 1) parts.push(t("felt.spot-reserves", { n: type.reserves }));
-    if (staked) parts.push(t("felt.staking", { amount: money(staked) }));
-    if (amount) parts.push(t("felt.placed", { amount: money(amount) }));
-    if (outcome) parts.push(`${term("outcome", outcome)} ${signed(net)}`);
-    const label = spot.seat ? `${t("form.seat-n", { n: spot.seat })}: ${parts.join(", ")}` : parts.join(", ");
-    button.setAttribute("aria-label", label);
+    // the button's accessible name is its own text (what is seen, in order), with the words a
+    // screen reader needs and the eye does not (the seat, what a spot reserves) as hidden text
+    const hidden = (text) => h("span", { class: "sr-only" }, text);
+    button.removeAttribute("aria-label");
     button.disabled = !open || busy;
     button.classList.toggle("won", Boolean(won));
     button.classList.toggle("staked", staked > 0);
     button.classList.toggle("placed", amount > 0);
-    button.replaceChildren(
+    button.replaceChildren(...[
+      spot.seat ? hidden(`${t("form.seat-n", { n: spot.seat })}: `) : null,
       h("span", { class: "spot-name" }, name),
+      hidden(", "),
       h("span", { class: "spot-limits" }, limits),
-      staked ? h("span", { class: "stake", dataset: { amount: String(staked) } }, money(staked)) : null,
-      amount ? h("span", { class: "placed-amount", dataset: { amount: String(amount) } }, money(amount)) : null,
-      outcome ? h("span", { class: `outcome ${outcome}`, dataset: { outcome } }, `${term("outcome", outcome)} ${signed(net)}`) : null);
+      type.reserves > 1 ? hidden(`, ${t("felt.spot-reserves", { n: type.reserves })}`) : null,
+      // an amount is read once: in the words that say what it is (hidden), not again as its figure
+      ...(staked ? [hidden(`, ${t("felt.staking", { amount: money(staked) })}`),
+        h("span", { class: "stake", "aria-hidden": "true", dataset: { amount: String(staked) } }, money(staked))] : []),
+      ...(amount ? [hidden(`, ${t("felt.placed", { amount: money(amount) })}`),
+        h("span", { class: "placed-amount", "aria-hidden": "true", dataset: { amount: String(amount) } }, money(amount))] : []),
+      outcome ? hidden(", ") : null,
+      outcome ? h("span", { class: `outcome ${outcome}`, dataset: { outcome } }, `${term("outcome", outcome)} ${signed(net)}`) : null,
+    ].filter((child) => child !== null));  // the DOM's replaceChildren writes a null as the text "null"
     if (modes) {
       for (const el of modes.children) {
         el.setAttribute("aria-pressed", String(el.dataset.mode === modeOf[spot.type]));

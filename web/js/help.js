@@ -76,7 +76,6 @@ export async function tableHelp(root, tableId) {
   const { play } = table;
   const rules = play.rules;
   /** @type {import("./dom.js").Child[]} */
-  /** @type {import("./dom.js").Child[]} */
   const sections = [
     h("h1", {}, t("help.title", { game: gameName(table.game), table: table.name || table.table_id })),
     h("p", {}, t(`help.how-${play.kind}`)),
