@@ -8,7 +8,7 @@ DEPLOY := $(VENV)/.deploy-stamp
 NODE := node_modules/.installed-stamp
 SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
-.PHONY: setup browser screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
+.PHONY: setup browser fonts screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
 
 setup: $(STAMP) $(NODE) browser
 
@@ -88,8 +88,19 @@ audit: $(RUNTIME)
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 
+# Fonts for the pages' five languages in the screenshots (Debian's Noto: Arabic script with Nastaliq
+# for Urdu, Devanagari, Thai), installed as root when the machine has none; a player's own device
+# brings its fonts, so the tests do not need them.
+fonts:
+	@if ! fc-list 2>/dev/null | grep -q "Noto Nastaliq Urdu" && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing Debian's Noto fonts for the screenshots"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-core >/dev/null 2>&1 \
+	  || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-noto-core; } \
+	  || echo "fonts-noto-core could not be installed: Urdu, Hindi and Thai may show missing glyphs"; \
+	fi
+
 # The browser views' screenshots (docs/screenshots/*.png) and the page's figures (bytes, first paint).
-screenshots: $(STAMP) browser
+screenshots: $(STAMP) browser fonts
 	$(PY) scripts/screenshots.py
 
 # The browser pages to the deployed stack's bucket and CloudFront, with their config.json.
