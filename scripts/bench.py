@@ -61,6 +61,7 @@ SECTIONS: list[Section] = [
     Section("replay", "Replay of one round (in-process) and croupier start-up (whole process)",
             "bench_engines:replay"),
     Section("rtp", "The exact RTP report of one rule set", "bench_proofs:rtp"),
+    Section("help", "A table's help: its exact RTP figures computed on a request", "bench_proofs:help_figures"),
     Section("simulate", "The shoe simulator, one core", "bench_proofs:simulate"),
     Section("roads", "The roads (scoreboards) of whole dealt shoes, one core", "bench_roads:roads"),
     Section("cards", "Dealing at table speed on the local stack: scan to applied, scan to the next wait",

@@ -34,6 +34,35 @@ def rtp(opts: Options) -> Iterable[Figure]:
                      higher_is_better=False, note="croupier rtp " + game)
 
 
+def help_figures(opts: Options) -> Iterable[Figure]:
+    """What a table's help (``GET /tables/{id}/help``) computes on a request: its exact RTP figures for
+    a rule set not seen yet, in a process that already served another one (the first one's cost is
+    the ``rtp`` section's: Baccarat enumerates the shoe's coup classes once per process)."""
+    from fractions import Fraction
+
+    from croupier.app import help as table_help
+    from croupier.rules import default_rules
+
+    for game, changed in (("baccarat", {"payouts": {"player_pair": "25:1"}}),
+                          ("pok-deng", {"special_combinations": ["lion-flush", "special-pair", "court-cards"]}),
+                          ("blackjack", {"pair_paytable": {"same-rank": "15:1"}})):
+        key = f"help.{game}"
+        if not opts.wants(key):
+            continue
+        rules = default_rules(game)
+        table_help.exact_rtp(game, rules)  # the process has served a table of the game already
+        other = type(rules).model_validate({**rules.model_dump(mode="json", by_alias=True), **changed})
+        assert table_help.rules_hash(game, other) != table_help.rules_hash(game, rules)  # not kept yet
+        started = time.perf_counter()
+        figures = table_help.exact_rtp(game, other)
+        seconds = time.perf_counter() - started
+        assert all(isinstance(v, Fraction) for v in figures.values())
+        yield Figure(key, f"a table's help, {game}: the exact RTP of a new rule set, the game seen before",
+                     seconds * 1000, "ms", target=1000.0, higher_is_better=False,
+                     note="blackjack: Pair and insurance (its main bet is not computed on a request)"
+                     if game == "blackjack" else "")
+
+
 def simulate(opts: Options) -> Iterable[Figure]:
     from croupier.simulate import simulate as run
 

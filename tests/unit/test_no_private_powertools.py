@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 ROOTS = ("layers", "functions", "scripts", "tests")
 ALLOWED = {ROOT / "layers" / "shared" / "croupier" / "local" / "motopatch.py"}
@@ -104,8 +102,6 @@ def test_no_private_attribute_of_powertools_is_used() -> None:
     assert not found, "\n".join(found)
 
 
-@pytest.mark.xfail(strict=True, reason="local/stack.py replaces moto's LambdaFunction._invoke_lambda outside "
-                                       "motopatch.py: the patch belongs with the documented ones there")
 def test_no_private_attribute_of_moto_is_used_outside_motopatch() -> None:
     found = _found("moto")
     assert not found, "\n".join(found)

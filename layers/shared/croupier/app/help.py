@@ -7,11 +7,11 @@
 - ``rtp``: each bet type's exact return to player under the table's rules (``croupier.rtp``), so
   a change of a paytable changes it at the next read.
 
-How long the exact calculation takes (measured, one core, in process): Baccarat 0.37 s the first
-time in a process (the shoe's coup classes are enumerated once, independent of the payouts), then
-about 45 ms for any other rule set; Pok Deng 0.13 to 0.25 s; blackjack's Pair and insurance are
-closed formulas (microseconds), its main bet (``seat`` and ``behind``, basic strategy by
-combinatorial analysis) 2.8 to 5 s. So the figures are computed when asked, and kept in the
+How long the exact calculation takes is measured by ``make bench`` (sections ``rtp`` and ``help``):
+Baccarat's first rule set in a process enumerates the shoe's coup classes once (independent of the
+payouts), any other then takes a fraction of that; Pok Deng's takes a fraction of a second;
+blackjack's Pair and insurance are closed formulas, its main bet (``seat`` and ``behind``, basic
+strategy by combinatorial analysis) takes seconds. So the figures are computed when asked, and kept in the
 process by the hash of the table's effective rules (:data:`_CACHE`): a figure is a pure function
 of the rules, so a hash never goes stale, a table whose rules change gets new figures at its next
 read without any invalidation, and tables sharing rules share them. Blackjack's main bet is not

@@ -24,6 +24,11 @@
 6. moto's Step Functions makes a new boto3 client for every Lambda task it runs (a few
    milliseconds of CPU each, for every step of every round); one client per region serves them
    all (boto3's clients are thread-safe).
+7. moto runs a Lambda function's code in a Docker container, and there is no Docker engine here:
+   every invocation moto makes (a workflow's task, ``Invoke``, an event source) runs the function's
+   own handler in this process instead, through the local stack's invoke (one execution
+   environment per function, as :meth:`LocalStack.invoke` says); a handler's exception is answered
+   as Lambda answers a function error (``errorType``, ``errorMessage``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import json
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 _state = threading.local()
@@ -53,6 +59,21 @@ def stop_deliveries() -> None:
         delivery.wake.set()
 counters: Counter[str] = Counter()
 """DynamoDB requests served, by operation, and the items they read or wrote (for the benchmark)."""
+
+
+def run_functions_in_process(invoke: Callable[[str, Any], Any]) -> None:
+    """7: every invocation moto makes runs ``invoke(function_name, event)`` (the local stack's)."""
+    from moto.awslambda.models import LambdaFunction
+
+    def invoked(function: Any, event: Any = None) -> tuple[str, bool, str]:
+        payload = json.loads(event) if isinstance(event, str | bytes) else (event or {})
+        try:
+            result = invoke(function.function_name, payload)
+        except Exception as exc:
+            return json.dumps({"errorType": type(exc).__name__, "errorMessage": str(exc)}), True, ""
+        return json.dumps(result), False, ""
+
+    LambdaFunction._invoke_lambda = invoked  # type: ignore[method-assign,assignment]
 
 
 def apply() -> None:

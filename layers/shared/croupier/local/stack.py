@@ -228,7 +228,7 @@ class LocalStack:
         import warnings
 
         warnings.filterwarnings("ignore", message="No application metrics to publish")
-        self._patch_lambda()
+        motopatch.run_functions_in_process(self.invoke)
         motopatch.apply()
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         server.start()
@@ -279,21 +279,6 @@ class LocalStack:
         urllib.request.urlopen(request, timeout=10).read()
 
     # --- Lambda ------------------------------------------------------------------------------
-    def _patch_lambda(self) -> None:
-        from moto.awslambda.models import LambdaFunction
-
-        stack = self
-
-        def invoke(function: Any, event: Any = None) -> tuple[str, bool, str]:
-            payload = json.loads(event) if isinstance(event, str | bytes) else (event or {})
-            try:
-                result = stack.invoke(function.function_name, payload)
-            except Exception as exc:
-                return json.dumps({"errorType": type(exc).__name__, "errorMessage": str(exc)}), True, ""
-            return json.dumps(result), False, ""
-
-        LambdaFunction._invoke_lambda = invoke  # type: ignore[method-assign,assignment]
-
     def invoke(self, function_name: str, event: dict[str, Any]) -> Any:
         """Run one invocation. Like a Lambda execution environment, each function has one long-lived
         worker thread that handles one event at a time (its resolver keeps the current event on
