@@ -1,8 +1,9 @@
 """Players' decisions: POST /rounds/{round_id}/decisions.
 
-Thin: the router validates the request (pydantic), the service decides; see croupier.app.api.
+Thin: the router validates the request (pydantic), the service decides; see croupier.app.routes.decisions.
 """
 
-from croupier.app.api import decisions_router, http_function
+from croupier.app.api import http_function
+from croupier.app.routes import decisions
 
-app, lambda_handler = http_function(decisions_router)
+app, lambda_handler = http_function(decisions.router)

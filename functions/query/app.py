@@ -5,9 +5,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from croupier.app.api import http_function, openapi_document, query_router, swagger_page
+from croupier.app.api import http_function
+from croupier.app.openapi import openapi_document, swagger_page
+from croupier.app.routes import queries
 
-app, lambda_handler = http_function(query_router)
+app, lambda_handler = http_function(queries.router)
 
 
 def _base_path() -> str:

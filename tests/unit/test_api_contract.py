@@ -12,10 +12,11 @@ from typing import Any, get_args
 import jwt
 import pytest
 
-from croupier.app.api import _json_body, openapi_document
+from croupier.app.api import _json_body
 from croupier.app.errors import CORS_ALLOW_HEADERS, GATEWAY_ERRORS, Unauthorized
 from croupier.app.identity import issue_local_token, verify_local_token
 from croupier.app.models import BaccaratBetType, BlackjackBetType, PokDengBetType
+from croupier.app.openapi import openapi_document
 from croupier.games import baccarat, blackjack, pokdeng
 from croupier.local import template as tpl
 from croupier.local.stack import project_root

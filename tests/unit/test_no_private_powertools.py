@@ -108,9 +108,10 @@ def test_no_private_attribute_of_moto_is_used_outside_motopatch() -> None:
 
 
 def test_building_the_document_leaves_each_router_reading_its_own_functions_request() -> None:
-    from croupier.app import api
+    from croupier.app import api, openapi
+    from croupier.app.routes import queries
 
     serving = api.resolver()
-    serving.include_router(api.query_router)
-    api.full_api()
-    assert api.query_router.api_resolver is serving
+    serving.include_router(queries.router)
+    openapi.full_api()
+    assert queries.router.api_resolver is serving

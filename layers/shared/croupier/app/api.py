@@ -1,10 +1,13 @@
-"""The HTTP API: one Router per function, the error mapping, identity and idempotency.
+"""The HTTP layer's one place for each concern: the resolver (request validation and the form
+checks), the error mapping, the caller's identity, idempotency, the path and header parameters
+and the route documentation every router shares.
 
-Each function's ``app.py`` builds a resolver with :func:`resolver` and includes its router; the
-query function also serves the whole API's OpenAPI document (``/openapi.json``, every route of
-every function) and its Swagger page (``/swagger``). Every answer is built through its model
-(:mod:`croupier.app.responses`); every refusal is a 4xx with ``{"error": {"reason": ...,
-"message": ...}}``, the one error model, which API Gateway's own answers share.
+The routers are in :mod:`croupier.app.routes`, a module per function (bets, decisions, tables,
+wallets, queries); each function's ``app.py`` calls :func:`http_function` with its router. The
+whole API's OpenAPI document and Swagger page are :mod:`croupier.app.openapi`'s. Every answer is
+built through its model (:mod:`croupier.app.responses`); every refusal is a 4xx with
+``{"error": {"reason": ..., "message": ...}}``, the one error model, which API Gateway's own
+answers share.
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ import sys
 import threading
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.params import Header, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Header, Path
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
     IdempotencyConfig,
@@ -34,32 +37,12 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
-from . import alerts, bets, dealing, decisions, lobby, queries, rounds, store, supervision, tables
-from . import help as help_figures
-from . import player_rounds as player_search
+from . import alerts, store
 from .config import settings
-from .errors import CORS_ALLOW_HEADERS, AppError, error_body
-from .help import TableHelp
+from .errors import CORS_ALLOW_HEADERS, error_body
 from .identity import Identity, from_event
-from .models import ConfigureTable, Control, CreateTable, Decision, Money, NewShoe, PlaceBets
-from .player_rounds import PlayerRounds
 from .responses import (
-    BetRecord,
-    BetsPlaced,
-    DecisionApplied,
     ErrorBody,
-    Lobby,
-    MoneyMoved,
-    RoundRecord,
-    RoundSummary,
-    RoundView,
-    TableLog,
-    TableRounds,
-    TableSummary,
-    TableView,
-    TableWalletView,
-    WalletView,
-    out,
 )
 
 logger = Logger(service="croupier")
@@ -301,357 +284,14 @@ def doc(operation_id: str, tag: str, model: type[Any], errors: tuple[int, ...], 
     return {"operation_id": operation_id, "tags": [tag], "responses": responses}
 
 
-def _placed(answer: dict[str, Any]) -> dict[str, Any]:
+def placed_answer(answer: dict[str, Any]) -> dict[str, Any]:
     """A bet request's answer without the bet summary's own bookkeeping (its request key, shard)."""
     fields = ("bet_id", "player", "type", "seat", "mode", "amount", "taken", "placed_at")
     return {**answer, "bets": [{k: bet[k] for k in fields if bet.get(k) is not None} for bet in answer["bets"]]}
 
 
-def _json(status: int, body: dict[str, Any]) -> Response[Any]:
+def json_response(status: int, body: dict[str, Any]) -> Response[Any]:
     return Response(status, JSON_MEDIA_TYPE, json.dumps(body))
-
-
-# --- bets ------------------------------------------------------------------------------------
-bets_router = Router()
-
-
-@bets_router.post("/tables/<table_id>/bets", summary="Place several bets at once (all or none)",
-                  description="A player's bets in the table's open round. A retry with the same Idempotency-Key "
-                              "moves nothing and answers the same bets, with replayed true.",
-                  **doc("placeBets", "bets", BetsPlaced, WALLET_ERRORS))
-def place_bets(table_id: TableId, body: PlaceBets, key: IdemKey) -> dict[str, Any]:
-    who = caller(bets_router).require("player")
-    payload = [b.model_dump(exclude_none=True) for b in body.bets]
-    answer = idempotent("bets", f"{who.subject}:{key}", {"table": table_id, "bets": payload},
-                        lambda: bets.place_bets(table_id, who.subject, who.account_kind, payload, key))
-    return out(BetsPlaced, _placed(answer))
-
-
-# --- decisions -------------------------------------------------------------------------------
-decisions_router = Router()
-
-
-@decisions_router.post("/rounds/<round_id>/decisions", summary="A player's decision in a blackjack round",
-                       description="A seated action, insurance, a follow answer behind a seat (behind: true) or a "
-                                   "pre-selection (preselect: true). A retry with the same Idempotency-Key is "
-                                   "answered again (replayed true), never applied twice.",
-                       **doc("decide", "decisions", DecisionApplied, WALLET_ERRORS))
-def decide(round_id: RoundId, body: Decision, key: IdemKey) -> dict[str, Any]:
-    who = caller(decisions_router).require("player")
-    answer = idempotent("decisions", f"{who.subject}:{key}", {"round": round_id, **body.model_dump()},
-                        lambda: {"replayed": False, **decisions.decide(
-                            round_id, who.subject, body.seat, body.action, behind=body.behind, hand=body.hand,
-                            preselect=body.preselect, idempotency_key=key)})
-    return out(DecisionApplied, answer)
-
-
-# --- tables, seats, shoes and round control --------------------------------------------------
-tables_router = Router()
-
-
-@tables_router.post("/tables", summary="Create a table from a game's default configuration (operator)",
-                    **doc("createTable", "tables", TableView, WRITE_ERRORS, status=201, description="Created"))
-def create_table(body: CreateTable) -> Response[Any]:
-    who = caller(tables_router).require("operator")
-    item = tables.create_table(body.game, body.rules, body.reader_id, body.table_id, body.name,
-                               body.wallet.model_dump() if body.wallet else None)
-    return _json(201, out(TableView, queries.table_view(item, who)))
-
-
-@tables_router.patch("/tables/<table_id>", summary="Configure a table between rounds (operator)",
-                     **doc("configureTable", "tables", TableView, WRITE_ERRORS))
-def configure_table(table_id: TableId, body: ConfigureTable) -> dict[str, Any]:
-    who = caller(tables_router).require("operator")
-    wallet = body.wallet.model_dump() if body.wallet else None
-    return out(TableView, queries.table_view(tables.configure_table(table_id, body.rules, body.reader_id, wallet),
-                                             who))
-
-
-@tables_router.put("/tables/<table_id>/seats/<seat>", summary="Sit down at a blackjack seat",
-                   **doc("takeSeat", "tables", TableView, BODYLESS_WRITE_ERRORS))
-def sit(table_id: TableId, seat: SeatNumber) -> dict[str, Any]:
-    who = caller(tables_router).require("player")
-    return out(TableView, queries.table_view(tables.sit(table_id, seat, who.subject, who.account_kind), who))
-
-
-@tables_router.delete("/tables/<table_id>/seats/<seat>", summary="Leave a blackjack seat",
-                      **doc("leaveSeat", "tables", TableView, BODYLESS_WRITE_ERRORS))
-def leave(table_id: TableId, seat: SeatNumber) -> dict[str, Any]:
-    who = caller(tables_router).require("player")
-    return out(TableView, queries.table_view(tables.leave(table_id, seat, who.subject), who))
-
-
-@tables_router.post("/tables/<table_id>/shoes", summary="A new shoe was shuffled (dealer console)",
-                    **doc("newShoe", "tables", TableView, WRITE_ERRORS))
-def new_shoe(table_id: TableId, body: NewShoe) -> dict[str, Any]:
-    who = caller(tables_router).require("dealer", "supervisor").require_table(table_id)
-    return out(TableView, queries.table_view(dealing.shuffle(table_id, body.shoe_id), who))
-
-
-@tables_router.post("/tables/<table_id>/rounds", summary="Open the next round: its betting countdown starts",
-                    **doc("startRound", "rounds", RoundSummary, BODYLESS_WRITE_ERRORS, status=201,
-                          description="Created"))
-def start_round(table_id: TableId) -> Response[Any]:
-    who = caller(tables_router).require("dealer", "supervisor").require_table(table_id)
-    item = rounds.start_round(table_id)
-    return _json(201, out(RoundSummary, queries.round_summary(item, who)))
-
-
-@tables_router.post("/rounds/<round_id>/<control>", summary="Pause, resume or void a round (supervisor)",
-                    description="Resuming a round a card paused says what became of that card (card).",
-                    **doc("controlRound", "rounds", RoundSummary, WRITE_ERRORS))
-def control(round_id: RoundId, control: Annotated[Literal["pause", "resume", "void"], Path()],
-            body: Control) -> dict[str, Any]:
-    who = caller(tables_router).require("supervisor")
-    if control != "resume" and body.card is not None:
-        raise AppError("'card' says what became of a card when resuming", reason="invalid-request")
-    if control == "pause":
-        item = supervision.pause(round_id, body.reason)
-    elif control == "resume":
-        item = supervision.resume_round(round_id, body.card)
-    else:
-        item = supervision.void(round_id, body.reason)
-    return out(RoundSummary, queries.round_summary(item, who))
-
-
-# --- wallets ---------------------------------------------------------------------------------
-wallet_router = Router()
-
-
-@wallet_router.post("/wallets/<player_id>/deposits", summary="Deposit into a player's wallet (operator)",
-                    **doc("deposit", "wallets", MoneyMoved, WRITE_ERRORS))
-def deposit(player_id: PlayerId, body: Money, key: IdemKey) -> dict[str, Any]:
-    caller(wallet_router).require("operator")
-    return out(MoneyMoved, idempotent("deposit", f"{player_id}:{key}", {"player": player_id, **body.model_dump()},
-                                      lambda: queries.move(player_id, body.amount, "deposit", key, body.reference)))
-
-
-@wallet_router.post("/wallets/<player_id>/withdrawals", summary="Withdraw from a player's wallet (operator)",
-                    **doc("withdraw", "wallets", MoneyMoved, WRITE_ERRORS))
-def withdraw(player_id: PlayerId, body: Money, key: IdemKey) -> dict[str, Any]:
-    caller(wallet_router).require("operator")
-    return out(MoneyMoved, idempotent("withdraw", f"{player_id}:{key}", {"player": player_id, **body.model_dump()},
-                                      lambda: queries.move(player_id, -body.amount, "withdrawal", key,
-                                                           body.reference)))
-
-
-# --- read-only queries -----------------------------------------------------------------------
-query_router = Router()
-
-
-@query_router.get("/tables", summary="The lobby: every table, its round, limits, free seats and roads (paged)",
-                  **doc("listTables", "tables", Lobby, (400, *READ_ERRORS)))
-def list_tables(limit: Annotated[int, Query(ge=1, le=100, description="tables per page")] = 20,
-                cursor: Annotated[str | None, Query(max_length=512, description="the previous page's cursor")] = None,
-                ) -> dict[str, Any]:
-    return out(Lobby, lobby.lobby(caller(query_router), limit, cursor))
-
-
-@query_router.get("/tables/<table_id>", summary="A table: game, rules, seats, shoe, current round, limits, roads",
-                  **doc("getTable", "tables", TableSummary, READ_ERRORS))
-def get_table(table_id: TableId) -> dict[str, Any]:
-    return out(TableSummary, lobby.table_summary(store.load_table(table_id), caller(query_router)))
-
-
-@query_router.get("/tables/<table_id>/rounds", summary="A table's rounds, newest first, with their results (paged)",
-                  **doc("getTableRounds", "tables", TableRounds, (400, *READ_ERRORS)))
-def table_rounds(table_id: TableId,
-                 limit: Annotated[int, Query(ge=1, le=100, description="rounds per page")] = 20,
-                 cursor: Annotated[str | None, Query(max_length=512, description="the previous page's cursor")] = None,
-                 shoe: Annotated[str | None, Query(max_length=40, description="only this shoe's rounds")] = None,
-                 ) -> dict[str, Any]:
-    caller(query_router)
-    return out(TableRounds, lobby.table_rounds(table_id, limit, cursor, shoe))
-
-
-@query_router.get("/tables/<table_id>/log", summary="The table's device log: every scan and console event, in order",
-                  **doc("getTableLog", "tables", TableLog, READ_ERRORS))
-def table_log(table_id: TableId) -> dict[str, Any]:
-    caller(query_router).require("operator", "dealer", "supervisor").require_table(table_id)
-    table = store.load_table(table_id)  # 404 for a table that does not exist
-    return out(TableLog, {"table_id": table_id, "entries": dealing.device_log(table_id, table.get("round_id"))})
-
-
-@query_router.get("/rounds/<round_id>", summary="A round as the caller may see it (hidden cards stay hidden)",
-                  **doc("getRound", "rounds", RoundView, READ_ERRORS))
-def get_round(round_id: RoundId) -> dict[str, Any]:
-    return out(RoundView, queries.round_view(round_id, caller(query_router)))
-
-
-@query_router.get("/rounds/<round_id>/transcript",
-                  summary="A settled round's record for a dispute: its transcript (for croupier replay), bets, ledger "
-                          "(supervisor, operator)",
-                  **doc("getRoundTranscript", "rounds", RoundRecord, (409, *READ_ERRORS)))
-def round_transcript(round_id: RoundId) -> dict[str, Any]:
-    caller(query_router).require("supervisor", "operator")
-    return out(RoundRecord, queries.round_record(round_id))
-
-
-@query_router.get("/players/<player_id>/bets", summary="A player's bet record, newest first, paged",
-                  **doc("getBetRecord", "bets", BetRecord, (400, *READ_ERRORS)))
-def bet_record(player_id: PlayerId,
-               limit: Annotated[int, Query(ge=1, le=100, description="bets per page")] = 20,
-               cursor: Annotated[str | None, Query(max_length=512, description="the previous page's cursor")] = None,
-               ) -> dict[str, Any]:
-    caller(query_router).require_self(player_id)
-    return out(BetRecord, queries.bet_record(player_id, limit, cursor))
-
-
-@query_router.get("/wallets/<player_id>", summary="A wallet's balance and latest ledger entries",
-                  **doc("getWallet", "wallets", WalletView, READ_ERRORS))
-def wallet(player_id: PlayerId) -> dict[str, Any]:
-    caller(query_router).require_self(player_id)
-    return out(WalletView, queries.wallet_view(player_id))
-
-
-@query_router.get("/tables/<table_id>/wallets/<player_id>",
-                  summary="A player's balance in the table's wallet: Croupier's own, or the operator's (seamless)",
-                  **doc("getTableWallet", "wallets", TableWalletView, (409, *READ_ERRORS, 503)))
-def table_wallet(table_id: TableId, player_id: PlayerId) -> dict[str, Any]:
-    caller(query_router).require_self(player_id)
-    return out(TableWalletView, queries.table_wallet(store.load_table(table_id), player_id))
-
-
-@query_router.get("/tables/<table_id>/help",
-                  summary="A table's help figures from its rules: each bet's exact RTP, Baccarat's drawing rules",
-                  **doc("getTableHelp", "tables", TableHelp, READ_ERRORS))
-def table_help(table_id: TableId) -> dict[str, Any]:
-    caller(query_router)
-    return out(TableHelp, help_figures.table_help(store.load_table(table_id)))
-
-
-@query_router.get("/players/<player_id>/rounds",
-                  summary="The rounds a player bet in, newest first, with their bets (supervisor, operator)",
-                  **doc("getPlayerRounds", "rounds", PlayerRounds, (400, *READ_ERRORS)))
-def player_rounds(player_id: PlayerId,
-                  limit: Annotated[int, Query(ge=1, le=100, description="bets per page")] = 50,
-                  cursor: Annotated[str | None, Query(max_length=512, description="the previous page's cursor")] = None,
-                  table: Annotated[str | None, Query(max_length=40, pattern=r"^[A-Za-z0-9_-]+$",
-                                                     description="only this table's rounds")] = None,
-                  since: Annotated[int | None, Query(ge=0, lt=10**13, description="bets placed from, ms")] = None,
-                  until: Annotated[int | None, Query(ge=0, lt=10**13, description="bets placed until, ms")] = None,
-                  ) -> dict[str, Any]:
-    caller(query_router).require("supervisor", "operator")
-    return out(PlayerRounds, player_search.player_rounds(player_id, limit, cursor, table, since, until))
-
-
-ROUTERS = (bets_router, decisions_router, tables_router, wallet_router, query_router)
-
-# --- the API's documents -----------------------------------------------------------------------
-
-TITLE, VERSION = "Croupier", "0.1.0"
-DOCUMENTS = {"/openapi.json": ("getOpenApi", "the OpenAPI document of every route", JSON_MEDIA_TYPE),
-             "/swagger": ("getSwagger", "the Swagger page of the OpenAPI document", "text/html")}
-SECURITY_SCHEME = "bearer"
-TAGS = [{"name": "bets", "description": "a player's bets and bet record"},
-        {"name": "decisions", "description": "a player's decisions in a blackjack round"},
-        {"name": "tables", "description": "tables, seats, shoes and the device log"},
-        {"name": "rounds", "description": "opening rounds, reading them, pausing, resuming and voiding them"},
-        {"name": "wallets", "description": "balances, ledgers, deposits and withdrawals"},
-        {"name": "documents", "description": "this document and its Swagger page"}]
-
-
-def full_api() -> APIGatewayRestResolver:
-    """Every route, for the OpenAPI document. Including a router makes it read the request of the
-    resolver that included it last (its public ``api_resolver``): each router is handed back to
-    the function's resolver it served, or a warm query function's routes would read no request
-    after serving the document once."""
-    app = resolver()
-    serving = {id(router): router.api_resolver for router in ROUTERS}
-    for router in ROUTERS:
-        app.include_router(router)
-    for router in ROUTERS:
-        if serving[id(router)] is not None:
-            router.api_resolver = serving[id(router)]
-    return app
-
-
-_document_cache: dict[str, dict[str, Any]] = {}
-
-
-def openapi_document(server: str = "/") -> dict[str, Any]:
-    """The whole API's OpenAPI document (every function's routes), served from ``server``: the
-    bearer JWT scheme on every route but the two documents, each answer's model and every status
-    it can answer, the one error model (Powertools' own validation error, which this API never
-    sends, is left out)."""
-    if "base" not in _document_cache:
-        _document_cache["base"] = _build_document()
-    document = json.loads(json.dumps(_document_cache["base"]))
-    document["servers"] = [{"url": server, "description": "this API"}]
-    return document
-
-
-def _build_document() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(full_api().get_openapi_json_schema(
-        title=TITLE, version=VERSION,
-        description="Round settlement for live-dealer card tables. Amounts are integers in minor units. "
-                    "Send a bearer token (Authorize); money-moving requests carry an Idempotency-Key header. "
-                    'Every refusal is a 4xx with {"error": {"reason", "message"}}.'))
-    document["components"]["securitySchemes"] = {SECURITY_SCHEME: {
-        "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-        "description": "a Cognito ID token on AWS (its groups are the roles); locally a token of the local stack"}}
-    document["security"] = [{SECURITY_SCHEME: []}]
-    document["tags"] = TAGS
-    for path, (operation_id, summary, media_type) in DOCUMENTS.items():
-        document["paths"][path] = {"get": {
-            "operationId": operation_id, "summary": summary, "tags": ["documents"], "security": [],
-            "responses": {"200": {"description": "OK", "content": {media_type: {"schema": {"type": "object"}
-                                                                               if media_type == JSON_MEDIA_TYPE
-                                                                               else {"type": "string"}}}},
-                          **{str(code): {"description": ERROR_MEANING[code],
-                                         "content": {JSON_MEDIA_TYPE: {"schema": {
-                                             "$ref": "#/components/schemas/ErrorBody"}}}} for code in (429, 502)}}}}
-    schemas = document["components"]["schemas"]
-    text = json.dumps(document["paths"])
-    for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
-        if f"#/components/schemas/{unused}" not in text:
-            schemas.pop(unused, None)
-    return document
-
-
-SWAGGER_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <title>Croupier API</title>
-  <style>{css}</style>
-</head>
-<body>
-  <div id="swagger-ui">Loading...</div>
-  <script>{js}</script>
-  <script>
-    window.ui = SwaggerUIBundle({{
-      url: new URL("openapi.json", window.location.href).href,
-      dom_id: "#swagger-ui",
-      deepLinking: true,
-      persistAuthorization: true,
-      tryItOutEnabled: true,
-      presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
-      layout: "BaseLayout"
-    }});
-  </script>
-</body>
-</html>
-"""
-
-
-def swagger_page() -> str:
-    """The Swagger page: it loads the whole document (``openapi.json`` beside it, under the stage
-    on AWS); its Authorize button takes a bearer JWT. Swagger UI's script and style are the ones
-    Powertools ships (no CDN: the page works where the API is reachable)."""
-    if "page" not in _page_cache:
-        from pathlib import Path as FilePath
-
-        import aws_lambda_powertools.event_handler.openapi.swagger_ui as assets
-
-        folder = FilePath(assets.__file__).parent
-        js = (folder / "swagger-ui-bundle.min.js").read_text(encoding="utf-8").replace("</script", "<\\/script")
-        css = (folder / "swagger-ui.min.css").read_text(encoding="utf-8")
-        _page_cache["page"] = SWAGGER_PAGE.format(js=js, css=css)
-    return _page_cache["page"]
-
-
-_page_cache: dict[str, str] = {}
 
 
 def http_function(*routers: Router) -> tuple[APIGatewayRestResolver, Callable[[dict[str, Any], Any], dict[str, Any]]]:
