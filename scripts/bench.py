@@ -36,7 +36,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
@@ -72,6 +71,7 @@ SECTIONS: list[Section] = [
             "bench_proofs:stack"),
     Section("seamless", "Seamless wallets: bets at an operator's wallet (at once, 50 ms), calls per bet, "
             "credits after a 60 s outage", "bench_proofs:seamless"),
+    Section("demo", "The README's main command, make demo, timed whole (set-up aside)", "bench_proofs:demo"),
     Section("localstore", "The local stack's DynamoDB (moto): one query of one partition as the table grows",
             "bench_proofs:localstore"),
 ]
@@ -179,10 +179,42 @@ def isolated(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in a fresh (spawned) process, pinned as this one is, printing to the same
     output: for a section that starts the local stack. moto's services keep their state in the
     process, so a second stack in one process finds the first one's resources (and a section's
-    patches of botocore would stay for the next)."""
+    patches of botocore would stay for the next). The process ends as soon as it has sent its
+    result: a thread the section left behind (a player still polling, a server) cannot hold the
+    benchmark up, as it did when Python waited for every thread before exiting."""
     sys.stdout.flush()
-    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(fn, *args).result()
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_send_and_exit, args=(sender, fn, args), name=f"bench-{fn.__name__}")
+    process.start()
+    sender.close()
+    try:
+        ok, value = receiver.recv()
+    except EOFError:
+        process.join(timeout=10)
+        raise RuntimeError(f"{fn.__name__} died before it answered (exit code {process.exitcode})") from None
+    process.join(timeout=30)
+    if process.is_alive():
+        process.kill()
+    if not ok:
+        raise RuntimeError(f"{fn.__name__} failed:\n{value}")
+    result: T = value
+    return result
+
+
+def _send_and_exit(sender: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """In the section's process: run it, send its result (or its traceback), and end at once."""
+    try:
+        answer: tuple[bool, Any] = (True, fn(*args))
+    except BaseException:
+        import traceback
+
+        answer = (False, traceback.format_exc())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sender.send(answer)
+    sender.close()
+    os._exit(0)
 
 
 # --- the report ------------------------------------------------------------------------------

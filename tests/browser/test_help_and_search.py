@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from croupier.games.baccarat import banker_draws
-from tests.support.browser import Page
+from tests.support.browser import Page, filter_and_open_history, settled_baccarat_round
 from tests.support.harness import Harness
 
 pytestmark = pytest.mark.browser
@@ -48,22 +48,13 @@ def test_the_baccarat_help_draws_the_engines_tableau_and_a_new_pair_paytable_cha
 
 
 def test_the_supervisor_searches_a_players_rounds_and_opens_a_settled_ones_history(h: Harness, pages: Any) -> None:
-    table = h.open_table(h.table("web-search"), "baccarat", 33, cut_at=300)
-    table.shoe.prepare(["9S", "8H", "KD", "KC"])
-    settled = h.round(table, {"chloe": [{"type": "player", "amount": 700}]})
-    assert settled["status"] == "settled"
+    settled = settled_baccarat_round(h, "web-search", 33, "chloe", {"type": "player", "amount": 700})
     supervisor = pages().sign_in("supervisor", "supervisor-search")
     page = supervisor.page
     page.wait_for_selector("#rounds-player")
     page.fill("#rounds-player", h.players["chloe"].subject)
     page.click(".round-search button[type=submit]")
-    button = f"[data-history='{settled['round_id']}']"
-    page.wait_for_selector(button)
-    assert table.table_id in page.inner_text(f"tr[data-round='{settled['round_id']}']")
-    page.select_option("#rounds-status", "voided")  # filtered by status: the settled round is not listed
-    page.wait_for_selector(button, state="detached")
-    page.select_option("#rounds-status", "settled")
-    page.click(button)
-    page.wait_for_selector(".history >> text=Download transcript", timeout=30_000)
-    assert "9S 8H KD KC" in page.inner_text(".history")
+    page.wait_for_selector(f"[data-history='{settled['round_id']}']")
+    assert settled["table_id"] in page.inner_text(f"tr[data-round='{settled['round_id']}']")
+    assert "9S 8H KD KC" in filter_and_open_history(page, settled["round_id"])
     assert not missing_strings(supervisor) and supervisor.errors == []

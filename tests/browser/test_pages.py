@@ -13,7 +13,7 @@ import pytest
 
 from croupier.games.base import Bet
 from croupier.local.client import wait_until
-from tests.support.browser import deal_beside, void
+from tests.support.browser import deal_beside, filter_and_open_history, settled_baccarat_round, void
 from tests.support.harness import TIMERS, Harness
 
 pytestmark = pytest.mark.browser
@@ -300,20 +300,11 @@ def test_a_bet_whose_answer_is_lost_is_sent_again_with_its_key_and_placed_once(h
 
 
 def test_the_supervisor_lists_a_tables_rounds_and_opens_a_settled_ones_history(h: Harness, pages: Any) -> None:
-    table = h.open_table(h.table("web-list"), "baccarat", 27, cut_at=300)
-    table.shoe.prepare(["9S", "8H", "KD", "KC"])
-    settled = h.round(table, {"ben": [{"type": "banker", "amount": 500}]})
-    assert settled["status"] == "settled"
+    settled = settled_baccarat_round(h, "web-list", 27, "ben", {"type": "banker", "amount": 500})
     supervisor = pages().sign_in("supervisor", "supervisor-list")
     page = supervisor.page
-    page.wait_for_selector(f"#rounds-table option[value='{table.table_id}']", state="attached")
-    page.select_option("#rounds-table", table.table_id)
-    button = f"[data-history='{settled['round_id']}']"
-    page.wait_for_selector(button)
-    page.select_option("#rounds-status", "voided")  # filtered by status: the settled round is not listed
-    page.wait_for_selector(button, state="detached")
-    page.select_option("#rounds-status", "settled")
-    page.click(button)
-    page.wait_for_selector(".history >> text=Download transcript", timeout=30_000)
-    assert "9S 8H KD KC" in page.inner_text(".history") and "-500" in page.inner_text(".history")
+    page.wait_for_selector(f"#rounds-table option[value='{settled['table_id']}']", state="attached")
+    page.select_option("#rounds-table", settled["table_id"])
+    history = filter_and_open_history(page, settled["round_id"])
+    assert "9S 8H KD KC" in history and "-500" in history
     assert supervisor.errors == []

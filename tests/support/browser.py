@@ -1,7 +1,8 @@
 """The browser tests' tools: where Debian's Chromium is and how it is started, the timers a person
 in a browser can answer in, a signed-in page with everything it received (:class:`Page`), and a
 round dealt beside the page (:func:`deal_beside`) and its end for a test that opened one
-(:func:`void`)."""
+(:func:`void`); a settled Baccarat round (:func:`settled_baccarat_round`) and a supervisor's round
+list filtered out and in before its history is opened (:func:`filter_and_open_history`)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,29 @@ class Page:
 
     def events(self) -> list[dict[str, Any]]:
         return [e for frame in self.frames for e in json.loads(frame).get("events", [])]
+
+
+def settled_baccarat_round(h: Harness, name: str, seed: int, player: str, bet: dict[str, Any]) -> dict[str, Any]:
+    """A Baccarat round at a new table, settled on Player 9 against Banker 8 (cards 9S 8H KD KC)."""
+    table = h.open_table(h.table(name), "baccarat", seed, cut_at=300)
+    table.shoe.prepare(["9S", "8H", "KD", "KC"])
+    settled = h.round(table, {player: [bet]})
+    assert settled["status"] == "settled"
+    return settled
+
+
+def filter_and_open_history(page: Any, round_id: str) -> str:
+    """In the supervisor's round list, where the round is listed: filtered by status, a settled
+    round leaves the list (voided) and comes back (settled); then its history opens, transcript
+    and all. Returns the history's text."""
+    button = f"[data-history='{round_id}']"
+    page.wait_for_selector(button)
+    page.select_option("#rounds-status", "voided")
+    page.wait_for_selector(button, state="detached")
+    page.select_option("#rounds-status", "settled")
+    page.click(button)
+    page.wait_for_selector(".history >> text=Download transcript", timeout=30_000)
+    return str(page.inner_text(".history"))
 
 
 def void(h: Harness, round_id: str) -> None:
