@@ -7,20 +7,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from .. import bets
-from ..api import (
-    WALLET_ERRORS,
-    IdemKey,
-    TableId,
-    caller,
-    doc,
-    idempotent,
-    placed_answer,
-)
+from ..api import WALLET_ERRORS, IdemKey, TableId, caller, doc, idempotent, placed_answer
 from ..models import PlaceBets
-from ..responses import (
-    BetsPlaced,
-    out,
-)
+from ..responses import BetsPlaced, out
 
 router = Router()
 

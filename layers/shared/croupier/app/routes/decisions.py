@@ -7,19 +7,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from .. import decisions
-from ..api import (
-    WALLET_ERRORS,
-    IdemKey,
-    RoundId,
-    caller,
-    doc,
-    idempotent,
-)
+from ..api import WALLET_ERRORS, IdemKey, RoundId, caller, doc, idempotent
 from ..models import Decision
-from ..responses import (
-    DecisionApplied,
-    out,
-)
+from ..responses import DecisionApplied, out
 
 router = Router()
 

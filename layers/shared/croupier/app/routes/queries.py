@@ -10,14 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from .. import dealing, lobby, queries, store
 from .. import help as help_figures
 from .. import player_rounds as player_search
-from ..api import (
-    READ_ERRORS,
-    PlayerId,
-    RoundId,
-    TableId,
-    caller,
-    doc,
-)
+from ..api import READ_ERRORS, PlayerId, RoundId, TableId, caller, doc
 from ..help import TableHelp
 from ..player_rounds import PlayerRounds
 from ..responses import (

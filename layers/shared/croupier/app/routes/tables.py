@@ -9,23 +9,10 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from .. import dealing, queries, rounds, supervision, tables
-from ..api import (
-    BODYLESS_WRITE_ERRORS,
-    WRITE_ERRORS,
-    RoundId,
-    SeatNumber,
-    TableId,
-    caller,
-    doc,
-    json_response,
-)
+from ..api import BODYLESS_WRITE_ERRORS, WRITE_ERRORS, RoundId, SeatNumber, TableId, caller, doc, json_response
 from ..errors import AppError
 from ..models import ConfigureTable, Control, CreateTable, NewShoe
-from ..responses import (
-    RoundSummary,
-    TableView,
-    out,
-)
+from ..responses import RoundSummary, TableView, out
 
 router = Router()
 

@@ -7,19 +7,9 @@ from typing import Any
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from .. import queries
-from ..api import (
-    WRITE_ERRORS,
-    IdemKey,
-    PlayerId,
-    caller,
-    doc,
-    idempotent,
-)
+from ..api import WRITE_ERRORS, IdemKey, PlayerId, caller, doc, idempotent
 from ..models import Money
-from ..responses import (
-    MoneyMoved,
-    out,
-)
+from ..responses import MoneyMoved, out
 
 router = Router()
 
