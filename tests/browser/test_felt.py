@@ -48,6 +48,7 @@ def test_a_baccarat_round_played_by_tapping_chips_onto_the_felts_spots_on_a_phon
             ".spot", "els => els.map(e => e.hasAttribute('aria-label') ? null : e.textContent)")
         for label, kind in zip(labels, play["bet_types"], strict=True):
             assert f"{kind['min']:,}" in label and f"{kind['max']:,}" in label, label
+            assert "null" not in label and "undefined" not in label, label  # nothing missing written as text
         # chips fit the table's limits: from its smallest minimum, none above its largest maximum
         chips = chips_of(page)
         assert chips[0] == min(b["min"] for b in play["bet_types"])

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from .pyparse import parse_files
+
 TESTS = Path(__file__).resolve().parents[1]
 
 
@@ -15,11 +17,12 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(path.relative_to(root.parent).with_suffix("").parts)
 
 
-def imported_modules(path: Path, root: Path) -> list[tuple[int, str]]:
+def imported_modules(path: Path, root: Path, tree: ast.Module | None = None) -> list[tuple[int, str]]:
     """Every module a file imports, with its line: absolute names as written, relative ones
     resolved against the file's package, and ``from PACKAGE import NAME`` also as
-    ``PACKAGE.NAME`` (the name may be a module)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    ``PACKAGE.NAME`` (the name may be a module). ``tree``: the file's, if already parsed."""
+    if tree is None:
+        tree = parse_files([path])[path]
     package = module_name(path, root).split(".")[:-1]
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -47,9 +50,11 @@ def cross_imports(root: Path = TESTS) -> list[str]:
     """``path:line imports module`` for every test module under ``root`` that imports another
     test module or a conftest."""
     out = []
-    for path in sorted(root.rglob("test_*.py")):
+    paths = sorted(root.rglob("test_*.py"))
+    trees = parse_files(paths)
+    for path in paths:
         own = module_name(path, root)
-        for line, name in imported_modules(path, root):
+        for line, name in imported_modules(path, root, trees[path]):
             if name != own and is_test_module(name, root):
                 out.append(f"{path.relative_to(root.parent)}:{line} imports {name}")
     return sorted(set(out))

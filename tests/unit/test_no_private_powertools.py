@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.pyparse import parse_files, parse_sources
+
 ROOT = Path(__file__).resolve().parents[2]
 ROOTS = ("layers", "functions", "scripts", "tests")
 ALLOWED = {ROOT / "layers" / "shared" / "croupier" / "local" / "motopatch.py"}
@@ -82,18 +84,16 @@ class Mine(OpenAPIRequestValidationMiddleware):
     def _get_body(self, app):
         return super()._get_body(app)
 """
-    assert [what for _, what in violations(ast.parse(source))] == [
+    assert [what for _, what in violations(parse_sources({"example": source})["example"])] == [
         "app..._request_validation_middleware", "other..._get_base_path", "Mine: _get_body"]
 
 
 def _found(package: str) -> list[str]:
+    paths = [path for top in ROOTS for path in sorted((ROOT / top).rglob("*.py"))
+             if path not in ALLOWED and "__pycache__" not in path.parts and path != Path(__file__).resolve()]
     found = []
-    for top in ROOTS:
-        for path in sorted((ROOT / top).rglob("*.py")):
-            if path in ALLOWED or "__pycache__" in path.parts or path == Path(__file__).resolve():
-                continue
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-            found += [f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in violations(tree, (package,))]
+    for path, tree in parse_files(paths).items():
+        found += [f"{path.relative_to(ROOT)}:{line}: {what}" for line, what in violations(tree, (package,))]
     return found
 
 

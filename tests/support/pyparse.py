@@ -1,0 +1,36 @@
+"""Python source parsed into syntax trees in a process of its own.
+
+CPython 3.11 keeps the AST constructor's recursion count in state that every thread shares: a tree
+built while another thread of the process builds one (the local stack's server threads run beside
+the tests for the whole session) can fail with ``SystemError: AST constructor recursion depth
+mismatch``. A test that reads source as trees asks this module, whose process has no other thread."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+_PARSE = """
+import ast, pickle, sys
+sources = pickle.load(sys.stdin.buffer)
+sys.stdout.buffer.write(pickle.dumps({name: ast.parse(text, filename=name) for name, text in sources.items()}))
+"""
+
+
+def parse_sources(sources: dict[str, str]) -> dict[str, ast.Module]:
+    """Each named source's tree; a source that is not Python fails with its SyntaxError's words."""
+    done = subprocess.run([sys.executable, "-c", _PARSE], input=pickle.dumps(sources), capture_output=True,
+                          check=False, timeout=120)
+    if done.returncode != 0:
+        raise SyntaxError(done.stderr.decode(errors="replace").strip().splitlines()[-1])
+    trees: dict[str, ast.Module] = pickle.loads(done.stdout)
+    return trees
+
+
+def parse_files(paths: list[Path]) -> dict[Path, ast.Module]:
+    """Each file's tree, by its path."""
+    trees = parse_sources({str(path): path.read_text(encoding="utf-8") for path in paths})
+    return {Path(name): tree for name, tree in trees.items()}
