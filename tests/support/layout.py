@@ -17,12 +17,10 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(path.relative_to(root.parent).with_suffix("").parts)
 
 
-def imported_modules(path: Path, root: Path, tree: ast.Module | None = None) -> list[tuple[int, str]]:
-    """Every module a file imports, with its line: absolute names as written, relative ones
-    resolved against the file's package, and ``from PACKAGE import NAME`` also as
-    ``PACKAGE.NAME`` (the name may be a module). ``tree``: the file's, if already parsed."""
-    if tree is None:
-        tree = parse_files([path])[path]
+def imported_modules(path: Path, root: Path, tree: ast.Module) -> list[tuple[int, str]]:
+    """Every module a file imports (``tree``, its syntax tree), with its line: absolute names as
+    written, relative ones resolved against the file's package, and ``from PACKAGE import NAME``
+    also as ``PACKAGE.NAME`` (the name may be a module)."""
     package = module_name(path, root).split(".")[:-1]
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
