@@ -17,6 +17,7 @@ export class RoundState {
     this.view = null;     // the API's view of the round
     this.events = [];     // this round's events pushed since
     this.waiting = null;  // the latest waiting-for prompt
+    this.handless = false;  // the API's view counts cards it does not show (Pok Deng while bets are open)
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timerId = undefined;
     this.seen = new Set();
@@ -33,8 +34,8 @@ export class RoundState {
     this.view.hands = this.view.hands || null;
     // a view without hands (a Pok Deng round's cards dealt face down while bets are open) counts
     // its cards but shows none: the face-down cards pushed so far stay on the felt
-    const shown = this.view.hands !== null;
-    for (const event of this.events) if (!(shown && covered(event, view.seq))) this.apply(event);
+    this.handless = this.view.hands === null;
+    for (const event of this.events) if (!(!this.handless && covered(event, view.seq))) this.apply(event);
     this.onChange();
   }
 
@@ -56,7 +57,9 @@ export class RoundState {
       if (this.seen.has(key)) return;  // the same delivery again (a reconnect's overlap)
       this.seen.add(key);
       this.events.push(event);
-      if (covered(event, this.view.seq)) return;  // already in the view
+      // already in the view; a view without hands counts a card it does not show, so a card
+      // pushed after that view was read is still drawn
+      if (!this.handless && covered(event, this.view.seq)) return;
     }
     this.apply(event);
     if (["card-dealt", "cards-revealed", "round-result", "decision-made", "round-resumed", "window-closed"]
