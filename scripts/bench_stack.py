@@ -39,19 +39,9 @@ ASSUMED_LAMBDA_SECONDS = 0.08  # average billed duration assumed per invocation 
 
 
 def transitions(round_id: str) -> int:
-    import boto3
+    from croupier.local.usage import state_transitions
 
-    sfn = boto3.client("stepfunctions")
-    executions = sfn.list_executions(stateMachineArn=STACK.outputs["state_machine"], maxResults=1000)["executions"]
-    arn = next(e for e in executions if e["name"] == round_id)["executionArn"]
-    events, token = [], None
-    while True:
-        page = sfn.get_execution_history(executionArn=arn, maxResults=1000, **({"nextToken": token} if token else {}))
-        events.extend(page["events"])
-        token = page.get("nextToken")
-        if not token:
-            break
-    return sum(1 for e in events if e["type"].endswith("StateEntered"))
+    return state_transitions(STACK.outputs["state_machine"], round_id)
 
 
 def _api_calls() -> int:

@@ -161,12 +161,14 @@ def open_bets(round_id: str) -> set[str]:
 
 
 def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> int:
-    """The transactions that closed ``bets``: one per shard, player and kind (settled or refunded),
-    up to ``CREDITS_PER_TRANSACTION`` bets each. With ``closed=False``, bets all still open: the
-    transactions they will take (a round settles, or refunds, all its bets alike)."""
-    shards = int(store.load_round(round_id)["shards"])
-    groups = Counter((b["shard"], b["player"], b["status"]) for b in store.round_bets(round_id, shards)
-                     if b["bet_id"] in bets)
+    """The transactions that closed ``bets``: one per settlement task (a group of shards), player
+    and kind (settled or refunded), up to ``CREDITS_PER_TRANSACTION`` bets each. With
+    ``closed=False``, bets all still open: the transactions they will take (a round settles, or
+    refunds, all its bets alike)."""
+    rnd = store.load_round(round_id)
+    task_of = {shard: i for i, group in enumerate(settlement.shard_groups(rnd)) for shard in group}
+    groups = Counter((task_of[int(b["shard"])], b["player"], b["status"])
+                     for b in store.round_bets(round_id, int(rnd["shards"])) if b["bet_id"] in bets)
     expected = ("settled", "refunded") if closed else ("open",)
     assert all(status in expected for _, _, status in groups)
     return sum(-(-n // settlement.CREDITS_PER_TRANSACTION) for n in groups.values())
@@ -266,7 +268,7 @@ def test_settlement_run_again_after_it_finished_moves_nothing(direct: Direct) ->
     direct.run(direct.settlement(round_id))
     for task in direct.settlement(round_id, "void")[:-1]:
         with pytest.raises(StateConflict):  # a settled round is never refunded
-            settlement.refund_shard(task.round_id, int(task.shard or 0))
+            settlement.refund_shards(task.round_id, task.shard_list())
     with pytest.raises(StateConflict):
         settlement.finish_void(round_id)
     with pytest.raises(StateConflict):  # nor voided afterwards
@@ -278,7 +280,7 @@ def test_settlement_run_again_after_it_finished_moves_nothing(direct: Direct) ->
     before = _moved(vstart)
     direct.run(direct.settlement(voided, "void"))
     with pytest.raises(StateConflict):  # a voided round is never settled
-        settlement.settle_shard(voided, 0)
+        settlement.settle_shards(voided, [0])
     assert _moved(vstart) == before
     check_exactly_once(voided, vstart)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import bets, dealing, rounds, steps, store, tables, tasks, workflow
+from croupier.app import bets, dealing, rounds, settlement, steps, store, tables, tasks, workflow
 from croupier.app import decisions as deciding
 from croupier.local.client import reader_seq
 
@@ -123,9 +123,9 @@ class Direct:
 
     # settlement
     def settlement(self, round_id: str, op: str = "settle") -> list[tasks.SettlementTask]:
-        shards = int(store.load_round(round_id)["shards"])
+        groups = settlement.shard_groups(store.load_round(round_id))  # the workflow's Map items
         shard_op, finish = ("settle-shard", "finish-settlement") if op == "settle" else ("refund-shard", "finish-void")
-        return ([tasks.SettlementTask(op=shard_op, round_id=round_id, shard=s) for s in range(shards)]  # type: ignore[arg-type]
+        return ([tasks.SettlementTask(op=shard_op, round_id=round_id, shards=g) for g in groups]  # type: ignore[arg-type]
                 + [tasks.SettlementTask(op=finish, round_id=round_id)])  # type: ignore[arg-type]
 
     def run(self, steps: Sequence[tasks.SettlementTask], plan: Plan | None = None) -> None:

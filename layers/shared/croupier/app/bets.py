@@ -23,7 +23,7 @@ from . import alerts, operators, seamless, store, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, Funds, StateConflict
 from .rounds import BLACKJACK, retry, table_rules
-from .settlement import refund_bet
+from .settlement import refund_bet, shard_counts
 
 POK_DENG = "pok-deng"
 
@@ -174,14 +174,18 @@ def close_betting(round_id: str) -> dict[str, Any]:
     for bet_id in refunds:
         refund_bet(round_id, bet_id, int(rnd["shards"]), reason="no seat bet")
     seamless_round = seamless.operator_of(rnd) is not None
-    balances = {b.player: seamless.UNBOUNDED if seamless_round else store.balance_of(b.player) for b in engine_bets}
+    balances = {player: seamless.UNBOUNDED if seamless_round else store.balance_of(player)
+                for player in sorted({b.player for b in engine_bets})}  # one read per player, not per bet
+    # where the round's bets are: settlement visits these shards only (no bet is placed after the
+    # close: every placement is conditioned on the round still taking bets)
+    bet_shards = shard_counts((b.id for b in bets), int(rnd["shards"]))
 
     def write() -> dict[str, Any]:
         current = store.load_round(round_id)
         if current["status"] != "closing":
             return current
         current.update(status="playing", engine_bets=[bet_to_item(b) for b in engine_bets], balances=balances,
-                       refunds=refunds, closed_at=store.now_ms(), seats=seats_after)
+                       refunds=refunds, closed_at=store.now_ms(), seats=seats_after, bet_shards=bet_shards)
         table = store.load_table(current["table_id"])
         table["round_status"] = "playing"
         if current["game"] in BLACKJACK:

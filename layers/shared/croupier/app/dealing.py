@@ -39,7 +39,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow
 from ..shoe import CardUse, Shoe, ShoePhase
 from . import alerts, store, visibility, workflow
 from .bets import close_betting
-from .engine import rebuild
+from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
 from .rounds import ACTIVE, pause_fields, retry, take_token, timers, wake_again
 
@@ -205,7 +205,8 @@ def _tell(table_id: str, step: _Pass) -> None:
 
 def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | None:
     """Read the table, its round and the log after the cursor; decide each entry in order; write
-    it all in one transaction, then wake the round's workflow. None when nothing waits in the log."""
+    it all in one transaction, then wake the round's workflow if the round needs it
+    (:func:`_dealing_on`). None when nothing waits in the log."""
     table = table if table is not None else store.load_table(table_id)
     cursor = int(table.get("log_taken", 0))
     pending = store.log_after(table_id, cursor)
@@ -230,11 +231,30 @@ def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | Non
         table["shoe"] = step.shoe.to_dict()
     items: list[tuple[dict[str, Any], int | None]] = [(table, int(table["version"]))]
     if step.rnd is not None and step.round_changed:
-        token = take_token(step.rnd)
+        if not _dealing_on(step):
+            token = take_token(step.rnd)
         items.append((step.rnd, int(step.rnd["version"])))
     store.write_versioned(items, [store.log_entry_update(table_id, n, fields) for n, fields in step.updates])
     workflow.resume(token)
     return step
+
+
+def _dealing_on(step: _Pass) -> bool:
+    """Whether the round took its cards and still waits for a card while its workflow waits for
+    cards (a card wait is registered): then the workflow is not woken, it has nothing to do. The
+    wait's timer belongs to the card the round waits for now (``expect_key``, from this card on):
+    when it runs out, a card taken since makes it stale (:func:`croupier.app.steps.card_overdue`),
+    and the workflow waits again for what is left of the time from the last card. The workflow is
+    woken when the round needs something else: a decision, a window, a pause, settlement."""
+    rnd = step.rnd
+    if (rnd is None or rnd["status"] != "playing" or rnd.get("paused") or not rnd.get("wait_token")
+            or not str(rnd.get("expect_key") or "").startswith("card:")):
+        return False
+    expected = step.round_engine().expected
+    if not isinstance(expected, CardFor):
+        return False
+    rnd["expect_key"], rnd["expect_since"] = expectation_key(expected), store.now_ms()
+    return True
 
 
 def _decide(step: _Pass, entry: dict[str, Any]) -> bool:

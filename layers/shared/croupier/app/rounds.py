@@ -8,7 +8,9 @@ the engine stays the only place that knows the rules. Every write of a round is 
 
 The round's workflow waits in callback tasks: it leaves its task token on the round
 (``wait_token``). Whoever changes the round takes the token off in the same write and wakes the
-workflow once the write is stored, so the workflow asks "what next?" again.
+workflow once the write is stored, so the workflow asks "what next?" again; but a card taken while
+the round still waits for another card leaves the workflow asleep in its card wait, which has
+nothing to do yet (:func:`croupier.app.dealing._dealing_on`).
 """
 
 from __future__ import annotations

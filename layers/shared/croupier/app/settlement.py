@@ -1,8 +1,10 @@
 """Settlement and refunds: each bet closed exactly once, with its credit, in one transaction.
 
-A round's bets are spread over shards; the workflow settles (or, for a void, refunds) each shard
-in a Map iteration, then finishes the round. Within a shard, each player's bets close in batches
-of up to :data:`CREDITS_PER_TRANSACTION`, different players' wallets in parallel. Every credit goes
+A round's bets are spread over shards. The close of betting notes how many bets each shard holds
+(``bet_shards``); the workflow settles (or, for a void, refunds) the shards that hold bets, grouped
+so that one task closes up to :data:`BETS_PER_TASK` bets (:func:`shard_groups`), one Map iteration
+per group, then finishes the round. Within a task, each player's bets close in batches of up to
+:data:`CREDITS_PER_TRANSACTION`, different players' wallets in parallel. Every credit goes
 through :func:`croupier.app.store.move_money` with the bet's status change ``open -> settled |
 refunded`` in the same transaction: a retried or duplicated run closes nothing twice.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,6 +25,37 @@ from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
 from .lobby import append_result
 from .rounds import BLACKJACK, retry
+
+BETS_PER_TASK = 500
+"""Bets one settlement task closes at most: a round of a few bets is settled by one task, a round
+of 10,000 bets by one task per shard (a shard is never split)."""
+
+
+def shard_counts(bet_ids: Iterable[str], shards: int) -> dict[str, int]:
+    """How many of these bets each shard holds (keys are shard numbers as text: a DynamoDB map)."""
+    counts: dict[str, int] = {}
+    for bet_id in bet_ids:
+        shard = str(store.shard_of(bet_id, shards))
+        counts[shard] = counts.get(shard, 0) + 1
+    return counts
+
+
+def shard_groups(rnd: dict[str, Any]) -> list[list[int]]:
+    """The settlement tasks of a round: groups of the shards that hold its bets, each group of at
+    most :data:`BETS_PER_TASK` bets (or one shard). A round voided before its bets were counted
+    (while betting) has every shard looked at, one task each."""
+    counts = rnd.get("bet_shards")
+    if counts is None:
+        return [[shard] for shard in range(int(rnd["shards"]))]
+    groups: list[list[int]] = []
+    load = 0
+    for shard, n in sorted((int(k), int(v)) for k, v in counts.items() if int(v) > 0):
+        if not groups or load + n > BETS_PER_TASK:
+            groups.append([])
+            load = 0
+        groups[-1].append(shard)
+        load += n
+    return groups
 
 
 def refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
@@ -103,11 +136,16 @@ def _finish_bets(work: Sequence[Finishing]) -> int:
     return len(work)
 
 
-def settle_shard(round_id: str, shard: int) -> dict[str, Any]:
+def _open_bets(round_id: str, shards: Sequence[int]) -> list[dict[str, Any]]:
+    return [b for shard in shards for b in store.shard_bets(round_id, shard) if b["status"] == "open"]
+
+
+def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
+    """Settle the open bets of these shards of a settling round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
     if rnd["status"] not in ("settling", "settled"):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not settling", reason="not-settling")
-    open_items = [b for b in store.shard_bets(round_id, shard) if b["status"] == "open"]
+    open_items = _open_bets(round_id, shards)
     if not open_items:
         return {"done": 0}
     bets = [bet_from_item(b) for b in open_items]
@@ -130,14 +168,15 @@ def settle_shard(round_id: str, shard: int) -> dict[str, Any]:
     return {"done": _finish_bets(work)}
 
 
-def refund_shard(round_id: str, shard: int) -> dict[str, Any]:
+def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
+    """Refund the open bets of these shards of a voiding round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
     if rnd["status"] not in ("voiding", "voided"):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
     work: list[Finishing] = [
         (item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
                                                "reason": "round voided"})
-        for item in store.shard_bets(round_id, shard) if item["status"] == "open"]
+        for item in _open_bets(round_id, shards)]
     return {"done": _finish_bets(work)}
 
 

@@ -8,7 +8,9 @@ closing, a card overdue, a pause lasting too long) act only if the round still w
 occurrence they were started for.
 
 Cards do not wait for the workflow: they are taken from the table's device log by whoever comes
-first (:mod:`croupier.app.dealing`). The workflow only times the waits and settles.
+first (:mod:`croupier.app.dealing`), and the workflow is woken only when the round needs
+something else than the next card. The workflow only times the waits and settles; a timer's task
+answers the next step itself (no second "what next?").
 """
 
 from __future__ import annotations
@@ -21,13 +23,17 @@ from .dealing import drain
 from .engine import apply_event, expectation_key, rebuild
 from .errors import StateConflict
 from .rounds import mutate, pause_fields, retry, timers
+from .settlement import shard_groups
 
 
 def _step(rnd: dict[str, Any], kind: str, key: str, timeout: int) -> dict[str, Any]:
     """What the workflow waits for: ``key`` names the expectation, ``seq`` (the round's event
     count) this occurrence of it: a hand decides again after a hit, under the same key."""
-    return {"kind": kind, "key": key, "seq": len(rnd.get("events") or ()), "timeout": max(1, int(timeout)),
-            "version": int(rnd["version"]), "shards": list(range(int(rnd["shards"])))}
+    step = {"kind": kind, "key": key, "seq": len(rnd.get("events") or ()), "timeout": max(1, int(timeout)),
+            "version": int(rnd["version"])}
+    if kind in ("settle", "void"):
+        step["shards"] = shard_groups(rnd)  # the Map's items: one settlement task per group
+    return step
 
 
 def _stale(rnd: dict[str, Any], seq: int | None) -> bool:
@@ -146,8 +152,10 @@ def close_window(round_id: str, key: str, seq: int | None = None) -> dict[str, A
 
 def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     """The card timer ran out: pause the round, but only if its engine still waits for that very
-    card. A dealing function that took the card and died before waking the workflow leaves the
-    workflow on this timer (``expect_key`` is refreshed by :func:`advance` only): the round goes on."""
+    card. Cards taken since (the dealing path does not wake the workflow for a card the round
+    takes while it still waits for another: it moves ``expect_key`` and ``expect_since`` to the
+    next card) make the timer stale, and so does a dealing function that took the card and died
+    before waking the workflow: the round goes on, waiting for what is left of the time."""
 
     def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
         if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")

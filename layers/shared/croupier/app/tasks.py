@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from . import settlement, steps
 
@@ -26,7 +26,22 @@ class SettlementTask(BaseModel):
     model_config = ConfigDict(extra="ignore")
     op: Literal["settle-shard", "refund-shard", "finish-settlement", "finish-void"]
     round_id: str = Field(min_length=1, max_length=96)
+    shards: list[int] | None = Field(default=None, max_length=256)
+    """The shards this task settles or refunds (a group of :func:`croupier.app.settlement.shard_groups`)."""
     shard: int | None = Field(default=None, ge=0, le=255)
+    """One shard: what an execution started before shards were grouped still sends."""
+
+    @model_validator(mode="after")
+    def _shards_given(self) -> SettlementTask:
+        if self.op in ("settle-shard", "refund-shard"):
+            if (self.shards is None) == (self.shard is None):
+                raise ValueError(f"{self.op} takes either shards (a list) or shard (one), not both or neither")
+            if self.shards is not None and any(not 0 <= s <= 255 for s in self.shards):
+                raise ValueError("a shard is a number from 0 to 255")
+        return self
+
+    def shard_list(self) -> list[int]:
+        return list(self.shards) if self.shards is not None else [int(self.shard or 0)]
 
 
 def run_round_task(task: RoundTask) -> dict[str, Any]:
@@ -51,9 +66,9 @@ def run_round_task(task: RoundTask) -> dict[str, Any]:
 
 def run_settlement_task(task: SettlementTask) -> dict[str, Any]:
     if task.op == "settle-shard":
-        return settlement.settle_shard(task.round_id, int(task.shard or 0))
+        return settlement.settle_shards(task.round_id, task.shard_list())
     if task.op == "refund-shard":
-        return settlement.refund_shard(task.round_id, int(task.shard or 0))
+        return settlement.refund_shards(task.round_id, task.shard_list())
     if task.op == "finish-settlement":
         return settlement.finish_settlement(task.round_id)
     return settlement.finish_void(task.round_id)
@@ -72,7 +87,8 @@ def task_function(model: type[BaseModel], run: Any) -> Any:
     @metrics.log_metrics
     @event_parser(model=model)
     def lambda_handler(event: Any, context: Any) -> dict[str, Any]:
-        logger.append_keys(round_id=event.round_id, op=event.op, shard=getattr(event, "shard", None))
+        logger.append_keys(round_id=event.round_id, op=event.op,
+                           shards=getattr(event, "shards", None) or getattr(event, "shard", None))
         result: dict[str, Any] = run(event)
         return result
 
