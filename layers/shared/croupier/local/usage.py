@@ -17,13 +17,9 @@ def execution_history(state_machine_arn: str, name: str) -> list[dict[str, Any]]
     sfn = boto3.client("stepfunctions")
     arn = f"{state_machine_arn.replace(':stateMachine:', ':execution:')}:{name}"
     events: list[dict[str, Any]] = []
-    token = None
-    while True:
-        page = sfn.get_execution_history(executionArn=arn, maxResults=1000, **({"nextToken": token} if token else {}))
-        events.extend(page["events"])
-        token = page.get("nextToken")
-        if not token:
-            return events
+    for page in sfn.get_paginator("get_execution_history").paginate(executionArn=arn):
+        events.extend(dict(e) for e in page["events"])
+    return events
 
 
 def states_entered(events: list[dict[str, Any]]) -> Counter[str]:
