@@ -182,6 +182,8 @@ def localstore(opts: Options) -> Iterable[Figure]:
 def stack(opts: Options) -> Iterable[Figure]:
     import bench_stack
 
+    from croupier.local.prices import read_on
+
     if not opts.touches("stack"):
         return
     argv = ["--quick"] if opts.quick else []
@@ -201,4 +203,4 @@ def stack(opts: Options) -> Iterable[Figure]:
         billed = (f"Lambda billed {bench_stack.ASSUMED_LAMBDA_SECONDS * 1000:.0f} ms at "
                   f"{bench_stack.LAMBDA_MEMORY_GB * 1024:.0f} MB per invocation, assumed")
         yield Figure(f"{key}.usd", f"{what}: cost on AWS at list prices", row["usd"], "USD",
-                     higher_is_better=False, note=f"{note} ({billed})")
+                     higher_is_better=False, note=f"{note} ({billed}; {read_on()})")

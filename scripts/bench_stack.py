@@ -23,16 +23,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# us-east-1 list prices (on-demand), USD
+from croupier.local.prices import unit_price  # noqa: E402  (the repository's prices file)
+
 PRICE = {
-    "lambda_request": 0.20 / 1e6,
-    "lambda_gb_second": 0.0000133334,  # arm64
-    "sfn_transition": 0.025 / 1000,  # Standard workflows
-    "ddb_write_unit": 1.25 / 1e6,  # on-demand write request unit
-    "ddb_read_unit": 0.25 / 1e6,  # on-demand read request unit
-    "apigw_request": 3.50 / 1e6,  # REST API
-    "eventbridge_event": 1.00 / 1e6,
-    "sqs_fifo_request": 0.50 / 1e6,
+    "lambda_request": unit_price("lambda_request"),
+    "lambda_gb_second": unit_price("lambda_gb_second_arm64"),
+    "sfn_transition": unit_price("sfn_standard_transition"),
+    "ddb_write_unit": unit_price("ddb_write_request_unit"),
+    "ddb_read_unit": unit_price("ddb_read_request_unit"),
+    "apigw_request": unit_price("apigw_rest_request"),
+    "eventbridge_event": unit_price("eventbridge_event"),
+    "sqs_standard_request": unit_price("sqs_standard_request"),
 }
 LAMBDA_MEMORY_GB = 0.5
 ASSUMED_LAMBDA_SECONDS = 0.08  # average billed duration assumed per invocation (warm, arm64, 512 MB)
@@ -66,7 +67,7 @@ def measure(label: str, play: Any, bets: int) -> dict[str, Any]:
     steps = transitions(final["round_id"])
     cost = (lambdas * (PRICE["lambda_request"] + LAMBDA_MEMORY_GB * ASSUMED_LAMBDA_SECONDS * PRICE["lambda_gb_second"])
             + steps * PRICE["sfn_transition"] + writes * PRICE["ddb_write_unit"] + reads * PRICE["ddb_read_unit"]
-            + api * PRICE["apigw_request"] + events * (PRICE["eventbridge_event"] + 3 * PRICE["sqs_fifo_request"]))
+            + api * PRICE["apigw_request"] + events * (PRICE["eventbridge_event"] + 3 * PRICE["sqs_standard_request"]))
     row = {"round": label, "bets": bets, "status": final["status"], "wall_s": round(wall, 2), "lambda": lambdas,
            "api_requests": api, "transitions": steps, "ddb_requests": sum(v for k, v in counts.items()
                                                                          if k.startswith("op:")),
