@@ -720,11 +720,12 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     assert store.balance_of(ana) == START - 1000 + 1000  # 17 lost to 19, then 20 beat 18
 
 
-def _third_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, seed: int,
-                     pause_void: int) -> tuple[TableDevices, DealerShoe, str, str]:
-    """A Baccarat round whose third card (KD) is applied by a dealing function that then dies
-    before it wakes the workflow. Returns the devices, the shoe (KC next), the round and the
-    dead delivery's scan id."""
+def _last_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, seed: int,
+                    pause_void: int) -> tuple[TableDevices, str, str]:
+    """A Baccarat round whose last card (KC) is applied by a dealing function that then dies
+    before it wakes the workflow (the cards before it leave the workflow asleep in its card wait:
+    the round still waits for a card). Returns the devices, the round and the dead delivery's scan
+    id."""
     table = h.table(name)
     devices, shoe = h.open_devices(table, "baccarat", seed, cut_at=300,
                                  rules={"timers": {**HTTP_TIMERS, "pause_void": pause_void}})
@@ -734,15 +735,16 @@ def _third_card_dies(h: Harness, monkeypatch: pytest.MonkeyPatch, name: str, see
     crashed = crash_after(monkeypatch, workflow, "resume", _wake_of(round_id, armed), before=True)
     devices.scan(shoe.draw(devices))
     devices.scan(shoe.draw(devices))
-    # both cards applied and the workflow waiting for the third: the dealing function that applies
-    # it is the one that wakes the workflow (a card that came before the wait is taken by the wait)
+    # both cards applied and the workflow waiting for the next: it sleeps through the third
     wait_for(lambda: _view(h, round_id)["hands"]["banker"]["cards"] == ["8H"] and _waits(round_id))
+    devices.scan(shoe.draw(devices))
+    wait_for(lambda: _view(h, round_id)["hands"]["player"]["cards"] == ["9S", "KD"])
     armed["on"] = True
-    scan_id = devices.scan(shoe.draw(devices))  # applied, then the function dies
+    scan_id = devices.scan(shoe.draw(devices))  # the round needs the workflow now: applied, then the function dies
     wait_for(lambda: bool(crashed))
     armed["on"] = False
     FIGURES["crash_scenarios"] += 1
-    return devices, shoe, round_id, scan_id
+    return devices, round_id, scan_id
 
 
 def _settles(h: Harness, round_id: str, timeout: float) -> None:
@@ -756,18 +758,16 @@ def test_the_redelivered_event_of_a_dealing_function_that_died_wakes_the_round(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     """As below, with the card timer at its longest: the workflow is woken by the redelivery of the
     event whose function died (a duplicate, applied nothing), not by a timer ten minutes later."""
-    devices, shoe, round_id, scan_id = _third_card_dies(h, monkeypatch, "deadwake", 38, pause_void=600)
-    devices.scan("KD", scan_id=scan_id)  # the same event delivered again: a duplicate
-    devices.scan(shoe.draw(devices))
+    devices, round_id, scan_id = _last_card_dies(h, monkeypatch, "deadwake", 38, pause_void=600)
+    devices.scan("KC", scan_id=scan_id)  # the same event delivered again: a duplicate
     _settles(h, round_id, timeout=30)
 
 
 def test_a_card_applied_by_a_dealing_function_that_then_died_does_not_stall_the_round(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The dealing function applies the third card and dies before it wakes the workflow; the
-    queue redelivers the event (a duplicate now) with the next one. The workflow, never woken,
-    waits for its card timer: when it runs out the round must go on (the card is there), not be
-    paused as if no card had come (and then voided)."""
-    devices, shoe, round_id, _ = _third_card_dies(h, monkeypatch, "deadcard", 37, pause_void=5)
-    devices.scan(shoe.draw(devices))  # the queue delivers the failed event again, then this one
+    """The dealing function applies the round's last card and dies before it wakes the workflow;
+    nothing is delivered again. The workflow, never woken, waits for its card timer: when it runs
+    out the round must go on (the card is there), not be paused as if no card had come (and then
+    voided)."""
+    _, round_id, _ = _last_card_dies(h, monkeypatch, "deadcard", 37, pause_void=5)
     _settles(h, round_id, timeout=60)
