@@ -91,3 +91,11 @@ def test_settings_are_frozen(env: pytest.MonkeyPatch) -> None:
     settings = Settings.from_env()
     with pytest.raises(ValueError, match="frozen"):
         settings.bet_shards = 2  # type: ignore[misc]
+
+
+def test_a_variable_s_case_does_not_matter_and_an_environment_may_be_given() -> None:
+    given = {name.lower(): value for name, value in ENV.items()} | {"Bet_Shards": "4", "UNRELATED": "x"}
+    settings = Settings.from_env(given)
+    assert (settings.game_table, settings.bet_shards) == (ENV["GAME_TABLE"], 4)
+    assert Settings.variables()["LOCAL_JWT_SECRET"] == "LOCAL_JWT_SECRET"
+    assert Settings.variables()["GAME_TABLE"] == "game_table"

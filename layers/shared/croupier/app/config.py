@@ -1,24 +1,31 @@
-"""Environment of every function, read once by pydantic-settings (names as in ``template.yaml``).
+"""Environment of every function, read once and validated by pydantic (names as in ``template.yaml``).
 
 Each field is read from the environment variable of its name in capitals (``GAME_TABLE``,
-``BET_SHARDS``...); ``jwt_secret`` from ``LOCAL_JWT_SECRET``. A missing or invalid one is refused
-with a :class:`ConfigError` naming the variable.
+``BET_SHARDS``...; the case of a name does not matter); ``jwt_secret`` from ``LOCAL_JWT_SECRET``.
+A missing or invalid one is refused with a :class:`ConfigError` naming the variable. Read when a
+function first needs a setting (:func:`settings`), never at import.
+
+The variables are read by :meth:`Settings.from_env` itself, not by pydantic-settings: every field
+is a plain string, number or flag, which pydantic validates from the variable's text as
+pydantic-settings did, and pydantic-settings' own imports (its cloud secret providers among them)
+were a large part of every cold start (``docs/deploying.md``, *The card path's cold start*).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from functools import lru_cache
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class ConfigError(RuntimeError):
     """The function is deployed wrong (a server error, never a refusal of the caller's request)."""
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(frozen=True, case_sensitive=False, extra="ignore")
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     stage: str = "dev"
     game_table: str = Field(min_length=3)
@@ -62,7 +69,7 @@ class Settings(BaseSettings):
     cognito_issuer: str | None = None
     """On AWS: the user pool that signs the tokens a WebSocket connection presents."""
     cognito_client_id: str | None = None
-    jwt_secret: str | None = Field(default=None, validation_alias=AliasChoices("LOCAL_JWT_SECRET"))
+    jwt_secret: str | None = Field(default=None, validation_alias="LOCAL_JWT_SECRET")
     """Local stack only: the key that signs local tokens (on AWS, Cognito checks tokens)."""
 
     @field_validator("jwt_secret", "websocket_endpoint", "push_queue_url", "wallet_calls_queue_url", "cognito_issuer",
@@ -72,9 +79,20 @@ class Settings(BaseSettings):
         return value or None
 
     @classmethod
-    def from_env(cls) -> Settings:
+    def variables(cls) -> dict[str, str]:
+        """Each field's environment variable (``GAME_TABLE``...), by the key pydantic validates it under."""
+        return {(field.validation_alias if isinstance(field.validation_alias, str) else name.upper()):
+                (field.validation_alias if isinstance(field.validation_alias, str) else name)
+                for name, field in cls.model_fields.items()}
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings from ``environ`` (the process's environment by default)."""
+        keys = {variable.lower(): key for variable, key in cls.variables().items()}
+        values = {keys[name.lower()]: value for name, value in (os.environ if environ is None else environ).items()
+                  if name.lower() in keys}
         try:
-            return cls(**{})  # every value comes from the environment
+            return cls.model_validate(values)
         except ValidationError as exc:
             problems = "; ".join(f"{_variable(e['loc'])}: {e['msg']}" for e in exc.errors())
             raise ConfigError(f"the function's environment is incomplete or invalid: {problems}") from None
