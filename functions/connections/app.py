@@ -6,13 +6,14 @@ each subscribed table's snapshot; croupier.app.push pushes the table's events.
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from croupier.app import tracing
 from croupier.app.screens import route
 
 logger = Logger()
-tracer = Tracer()
+tracer = tracing.tracer()
 metrics = Metrics()
 
 

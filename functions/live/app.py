@@ -8,16 +8,16 @@ reported per record, so that the stream retries from it, in order.
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from croupier.app import alerts, push, store
+from croupier.app import alerts, push, store, tracing
 from croupier.app.live import events_of
 
 logger = Logger()
-tracer = Tracer()
+tracer = tracing.tracer()
 metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 

@@ -10,17 +10,17 @@ A message whose body is not a call id is refused and logged (a retry would not m
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import ValidationError
 
-from croupier.app import alerts, seamless
+from croupier.app import alerts, seamless, tracing
 from croupier.app.seamless import OutboxMessage
 
 logger = Logger()
-tracer = Tracer()
+tracer = tracing.tracer()
 metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -4,16 +4,16 @@ queue (one message group per table and slot: a slot's messages stay in order).""
 import json
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field
 
-from croupier.app import alerts, push
+from croupier.app import alerts, push, tracing
 
 logger = Logger()
-tracer = Tracer()
+tracer = tracing.tracer()
 metrics = Metrics()
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)
 

@@ -3,6 +3,8 @@
 Thin: the event is parsed by SettlementTask (pydantic); croupier.app.tasks runs it on the service.
 """
 
+from croupier.app import tracing
 from croupier.app.tasks import SettlementTask, run_settlement_task, task_function
 
+tracing.tracer()  # before task_function's Tracer(), which takes its provider: no X-Ray SDK unless traced
 lambda_handler = task_function(SettlementTask, run_settlement_task)

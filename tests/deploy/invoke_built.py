@@ -48,7 +48,7 @@ def load(name: str, folder: str, handler: str) -> tuple[Any, dict[str, Any]]:
     loaded = {"import_seconds": round(time.monotonic() - started, 3),
               "modules": {m: getattr(sys.modules.get(m), "__file__", None)
                           for m in ("croupier", "pydantic_core", "aws_lambda_powertools", "boto3", "tenacity",
-                                    "pydantic_settings")}}
+                                    "aws_xray_sdk.core", "pydantic_settings")}}
     return getattr(module, attribute), loaded
 
 

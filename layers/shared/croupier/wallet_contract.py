@@ -69,7 +69,9 @@ Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when first used, not at import: only a seamless table's calls use them, and every function
+    # imports this module (docs/deploying.md, "The card path's cold start")
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class BalanceRequest(_Body):
@@ -113,14 +115,14 @@ MODELS: dict[str, type[_Body]] = {"balance": BalanceRequest, "debit": DebitReque
 
 
 class Success(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     status: Literal["ok", "already-processed"]
     balance: int | None = None
     transaction_id: str | None = None
 
 
 class TransactionStatus(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     transaction_id: str
     state: Literal["applied", "cancelled", "unknown"]
     """``applied``: the movement was made; ``cancelled``: a debit rolled back, or refused for ever

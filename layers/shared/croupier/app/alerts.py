@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import boto3
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
+from .aws import boto3
 from .config import settings
 
 SOURCE = "croupier"

@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
@@ -26,24 +26,18 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestUnsupportedContentType, RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.params import Header, Path
-from aws_lambda_powertools.utilities.idempotency import (
-    DynamoDBPersistenceLayer,
-    IdempotencyConfig,
-    idempotent_function,
-)
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyValidationError,
-)
 
 from ..errors import BetRefused, CroupierError, IllegalAction, UnexpectedCard
 from . import alerts, store
 from .config import settings
-from .errors import CORS_ALLOW_HEADERS, error_body
+from .errors import CORS_ALLOW_HEADERS, AppError, error_body
 from .identity import Identity, from_event
 from .responses import (
     ErrorBody,
 )
+
+if TYPE_CHECKING:  # Powertools' idempotency imports boto3: it is imported by the first idempotent call
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
 
 logger = Logger(service="croupier")
 
@@ -181,15 +175,6 @@ def resolver() -> APIGatewayRestResolver:
     def _media_type(exc: RequestUnsupportedContentType) -> Response[Any]:
         return _refusal_of_form(app) or _unsupported_response()
 
-    @app.exception_handler(IdempotencyValidationError)
-    def _reused(exc: IdempotencyValidationError) -> Response[Any]:
-        return error_response(422, "idempotency-key-reused",
-                              "this Idempotency-Key was used before with a different request")
-
-    @app.exception_handler(IdempotencyAlreadyInProgressError)
-    def _in_progress(exc: IdempotencyAlreadyInProgressError) -> Response[Any]:
-        return error_response(409, "in-progress", "a request with this Idempotency-Key is still being processed")
-
     @app.not_found
     def _missing(exc: Exception) -> Response[Any]:
         return error_response(404, "no-route", "no such route: see /openapi.json")
@@ -205,6 +190,20 @@ def caller(app: Any) -> Identity:
     return from_event(app.current_event.raw_event)
 
 
+class KeyReused(AppError):
+    """An ``Idempotency-Key`` used before with a different request (Powertools' ``IdempotencyValidationError``)."""
+
+    status = 422
+    reason = "idempotency-key-reused"
+
+
+class InProgress(AppError):
+    """A request with this ``Idempotency-Key`` is still running (``IdempotencyAlreadyInProgressError``)."""
+
+    status = 409
+    reason = "in-progress"
+
+
 _persistence_layers = threading.local()
 
 
@@ -218,13 +217,27 @@ def _persistence(name: str) -> DynamoDBPersistenceLayer:
     key = (name, settings().idempotency_table, store.generation())  # clients are remade after a reset
     layer = layers.get(key)
     if layer is None:
+        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
         layer = layers[key] = DynamoDBPersistenceLayer(table_name=key[1])
     return layer
 
 
 def idempotent(name: str, key: str, body: Any, fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run a money-moving call once per (caller, key): a retry answers the first answer, marked
-    ``replayed`` (the answer stored is the first one's, which was not)."""
+    ``replayed`` (the answer stored is the first one's, which was not). A key reused with another
+    request is refused (:class:`KeyReused`), and so is one whose first request is still running
+    (:class:`InProgress`).
+
+    Powertools' idempotency is imported here, by the first idempotent call, not with the function:
+    it imports boto3, and the call needs it only then (``docs/deploying.md``, *The card path's cold
+    start*)."""
+    from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyValidationError,
+    )
+
     persistence = _persistence(name)
     config = IdempotencyConfig(event_key_jmespath="key", payload_validation_jmespath="body",
                                raise_on_no_idempotency_key=True, expires_after_seconds=24 * 3600)
@@ -238,7 +251,12 @@ def idempotent(name: str, key: str, body: Any, fn: Callable[[], dict[str, Any]])
         return fn()
 
     ran: list[bool] = []
-    answer = call(request={"key": key, "body": body})
+    try:
+        answer = call(request={"key": key, "body": body})
+    except IdempotencyValidationError:
+        raise KeyReused("this Idempotency-Key was used before with a different request") from None
+    except IdempotencyAlreadyInProgressError:
+        raise InProgress("a request with this Idempotency-Key is still being processed") from None
     return answer if ran else {**answer, "replayed": True}
 
 
@@ -296,13 +314,16 @@ def json_response(status: int, body: dict[str, Any]) -> Response[Any]:
 
 def http_function(*routers: Router) -> tuple[APIGatewayRestResolver, Callable[[dict[str, Any], Any], dict[str, Any]]]:
     """The resolver and the Powertools-decorated ``lambda_handler`` of one HTTP function."""
-    from aws_lambda_powertools import Metrics, Tracer
+    from aws_lambda_powertools import Metrics
     from aws_lambda_powertools.logging import correlation_paths
 
+    from . import aws, tracing
+
+    aws.prepare("aws_lambda_powertools.utilities.idempotency")  # else imported by the first idempotent call
     app = resolver()
     for router in routers:
         app.include_router(router)
-    tracer, metrics = Tracer(), Metrics()
+    tracer, metrics = tracing.tracer(), Metrics()  # no X-Ray SDK where tracing is off
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     @tracer.capture_lambda_handler

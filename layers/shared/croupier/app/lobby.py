@@ -6,7 +6,10 @@
   shoe), each with its result as players see it.
 - Roads: each settled Baccarat or Pok Deng round appends its result to its shoe's results
   (``SHOE#{table}#{shoe}`` / ``RESULTS``, in the finish's transaction, once); the roads are the
-  pure :mod:`croupier.roads` of those results, computed when read.
+  pure :mod:`croupier.roads` of those results, computed when read. :mod:`croupier.roads` is imported
+  by the first call that computes roads (a settlement's finish, the lobby's and the screens'
+  roads), not by every function that imports this module: the round function and the card path
+  import it and never compute one (``docs/deploying.md``, *The card path's cold start*).
 
 Tables are listed through the ``by-player`` index (``gsi1pk = TABLES``), a table's rounds through
 the same index (``gsi1pk = ROUNDS#{table}``, ``gsi1sk = {opened at}#{round}``).
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import roads
 from ..rules import PokDengRules
 from . import store
 from .config import settings
@@ -42,6 +44,8 @@ def result_of(rnd: dict[str, Any]) -> dict[str, Any] | None:
     hands = (rnd.get("settlement") or {}).get("hands")
     if rnd["game"] not in ROAD_GAMES or not hands:
         return None
+    from .. import roads
+
     if rnd["game"] == "baccarat":
         return roads.baccarat_result(hands).to_dict()
     rules = table_rules(rnd)
@@ -68,6 +72,8 @@ def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] 
     if game not in ROAD_GAMES or not shoe_id:
         return None
     results = (store.get(store.game_table(), results_key(table_id, shoe_id)) or {}).get("results") or []
+    from .. import roads
+
     if game == "baccarat":
         return roads.BaccaratRoads.of(roads.BaccaratResult.from_dict(r) for r in results).to_dict()
     return roads.PokDengRoads.of(roads.PokDengResult.from_dict(r) for r in results).to_dict()

@@ -15,10 +15,10 @@ import time
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import boto3
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from .aws import boto3
 from .config import settings
 from .errors import AppError
 
@@ -27,7 +27,7 @@ OperatorId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{1,39}
 
 
 class Operator(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # seamless tables only: built on first use
 
     id: OperatorId
     url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s]+$", max_length=500)]

@@ -4,6 +4,10 @@ Every answer is built through its model (:func:`out`), which refuses a field it 
 an internal field (a key, a shard, an idempotency key) cannot reach a client, and the OpenAPI
 document (``/openapi.json``) describes exactly what is sent (``additionalProperties: false``).
 The parts that are the engines' or the device log's own records say so and stay open.
+
+Each model is built (its validator and serializer) when it is first used, not when this module is
+imported (``defer_build``): a function imports every answer's model and sends one or two of them
+(``docs/deploying.md``, *The card path's cold start*).
 """
 
 from __future__ import annotations
@@ -16,13 +20,13 @@ from .models import BetType, Game
 
 
 class _Out(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class _Open(BaseModel):
     """A record of the engine or the device log: the fields listed, and others of its kind."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 Answer = TypeVar("Answer", bound=BaseModel)
@@ -260,7 +264,7 @@ class PokDengHand(_Out):
 
 
 class PokDengView(_Out):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     complete: bool
     hand_1: PokDengHand = Field(alias="hand-1")

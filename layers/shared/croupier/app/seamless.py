@@ -33,25 +33,22 @@ recorded, counted (``WalletCallsRefused``) and put on the bus (``wallet-call-ref
 
 from __future__ import annotations
 
-import http.client
 import json
 import random
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-import boto3
 from aws_lambda_powertools import Logger
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from ..wallet_contract import canonical, signed_headers, transaction_id
 from . import alerts, operators, store
+from .aws import boto3
 from .config import settings
 from .errors import AppError, Funds
 
@@ -115,7 +112,14 @@ class Outcome:
 
 
 def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outcome:
-    """One signed call to the operator's wallet. Never raises: what came back, or ``unknown``."""
+    """One signed call to the operator's wallet. Never raises: what came back, or ``unknown``.
+
+    The HTTP client is imported here, by a seamless table's first call: every function imports this
+    module, and only those calls use it (``docs/deploying.md``, *The card path's cold start*)."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
     url = operator.url.rstrip("/") + "/" + call
     data = canonical(body)
     headers = signed_headers(operator.id, operator.secret, urlsplit(url).path, data, store.now_ms())

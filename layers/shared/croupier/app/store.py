@@ -42,10 +42,10 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
 
-import boto3
 from botocore.exceptions import ClientError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
+from .aws import boto3
 from .config import settings
 from .errors import NotFound
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import boto3
 from botocore.exceptions import ClientError
 
+from .aws import boto3
 from .config import settings
 
 _clients: dict[str, Any] = {}
