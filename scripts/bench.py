@@ -65,6 +65,8 @@ SECTIONS: list[Section] = [
     Section("roads", "The roads (scoreboards) of whole dealt shoes, one core", "bench_roads:roads"),
     Section("cards", "Dealing at table speed on the local stack: scan to applied, scan to the next wait",
             "bench_proofs:cards"),
+    Section("coldstart", "The card path's cold start: the dealing, round and decisions functions built as they deploy",
+            "bench_coldstart:coldstart"),
     Section("screens", "The push to the screens: a table with no one watching, then with 1,000 idle watchers",
             "bench_proofs:screens"),
     Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
