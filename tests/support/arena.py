@@ -230,7 +230,7 @@ class EventTap:
         outcomes = self.outcomes
 
         def handle(record: Any) -> dict[str, Any]:
-            event_id = str(json.loads(record.body).get("id"))
+            event_id = str(json.loads(record["body"]).get("id"))
             try:
                 result: dict[str, Any] = original(record)
             except Exception as exc:
