@@ -2,7 +2,8 @@
 
 Each record's images (before and after a write) become events (croupier.app.live); each table's
 events are put on the bus (source ``croupier``, detail-type the event's type) and handed to the
-push queue, one message per slot of the table's watchers (croupier.app.push). A failure is
+push queue: public events one message per slot of the table's watchers, a player's own or the
+staff's events one message naming just the watchers they reach (croupier.app.push). A failure is
 reported per record, so that the stream retries from it, in order.
 """
 

@@ -13,11 +13,16 @@ keeps), so two different changes never share one, and it is computed from nothin
 may not see (:func:`message_id`).
 
 The fan-out is built for thousands of screens per table. A table's watchers are spread over
-``PUSH_SLOTS`` slots (by connection id). For each batch of a table's events the live function
-sends one message per slot that has watchers to a FIFO queue (message group ``table:slot``: a
-slot's messages stay in order), and push functions post each slot's connections in parallel,
-each on its own threads. Nothing of this is on the game's path: a slow or gone screen never delays
-a round. A connection that is gone (410) is removed with its subscriptions.
+``PUSH_SLOTS`` slots (by connection id). For each change's public events the live function sends
+one message per slot that has watchers to a FIFO queue (message group ``table:slot``: a slot's
+messages stay in order), and push functions post each slot's connections in parallel, each on its
+own threads. A change whose events are for the staff only (the device log) or for one player only
+(that player's bets) is not sent to the slots: each watch is also kept under its audience (a
+player's under its subject, a staff member's under staff), the live function reads just the
+watchers that audience has and sends them one message naming them, and the push posts to those
+without reading any slot; nobody of that audience watching, nothing is sent. Nothing of this is on
+the game's path: a slow or gone screen never delays a round. A connection that is gone (410) is
+removed with its subscriptions.
 
 What a connection receives is what its role may see (:mod:`croupier.app.visibility`): ``public``
 events to everyone, ``staff`` events (the device log) to dealer consoles of that table,
@@ -101,6 +106,27 @@ def _connection_key(connection_id: str) -> dict[str, str]:
     return {"pk": f"CONN#{connection_id}", "sk": "META"}
 
 
+STAFF = "S#"
+"""The sort key prefix of a table's staff watchers (``S#<connection>``): who its staff events go to."""
+
+
+def _player_prefix(subject: str) -> str:
+    """The sort key prefix of one player's watches of a table (``P#<subject>#<connection>``)."""
+    return f"P#{subject}#"
+
+
+def _audience_keys(table: str, who: Identity, connection_id: str) -> list[dict[str, str]]:
+    """The keys by which a watch of ``table`` is found for the events that are not public: a
+    player's under its subject, a staff member's (of that table, or of every table) under staff.
+    A watcher who is neither receives public events only, and has none."""
+    keys = []
+    if who.role == "player":
+        keys.append({"pk": f"WATCH#{table}", "sk": f"{_player_prefix(who.subject)}{connection_id}"})
+    if visibility.staff_of(who, None if table == EVERY_TABLE else table):
+        keys.append({"pk": f"WATCH#{table}", "sk": f"{STAFF}{connection_id}"})
+    return keys
+
+
 # --- the WebSocket routes --------------------------------------------------------------------
 
 
@@ -134,14 +160,14 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
     until = min(int(connection["expires_at"]), int(token_expires_at))
     slot = slot_of(connection_id, int(connection.get("slots") or settings().push_slots))
     for table in connection.get("tables", []):
-        try:
-            store.game_table().update_item(Key=_watch_key(table, slot, connection_id),
-                                           UpdateExpression="SET token_expires_at = :u",
-                                           ConditionExpression="attribute_exists(pk)",
-                                           ExpressionAttributeValues={":u": until})
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+        for key in (_watch_key(table, slot, connection_id), *_audience_keys(table, known, connection_id)):
+            try:
+                store.game_table().update_item(Key=key, UpdateExpression="SET token_expires_at = :u",
+                                               ConditionExpression="attribute_exists(pk)",
+                                               ExpressionAttributeValues={":u": until})
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                    raise
     store.game_table().update_item(Key=_connection_key(connection_id), UpdateExpression="SET token_expires_at = :u",
                                    ExpressionAttributeValues={":u": until})
     return until
@@ -234,13 +260,16 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
         # the watch, its slot's count and the connection's list go together, and only if the
         # connection did not watch the table yet and watches fewer than MAX_TABLES: a request
         # repeated, or two at once, count it once
+        watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
+                   "account_kind": who.account_kind, "table": who.table,
+                   "expires_at": int(connection["expires_at"]),
+                   "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}
         try:
             store.write([
-                {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)", "Item": {
-                    **_watch_key(table, slot, connection_id), "connection_id": connection_id,
-                    "subject": who.subject, "role": who.role, "account_kind": who.account_kind, "table": who.table,
-                    "expires_at": int(connection["expires_at"]),
-                    "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}}},
+                {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                         "Item": {**_watch_key(table, slot, connection_id), **watcher}}},
+                *({"Put": {"TableName": name, "Item": {**key, **watcher}}}
+                  for key in _audience_keys(table, who, connection_id)),
                 {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :one",
                             "ExpressionAttributeNames": {"#s": _slot_name(slot)},
                             "ExpressionAttributeValues": {":one": 1}}},
@@ -279,6 +308,8 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
             store.write([
                 {"Delete": {"TableName": name, "Key": _watch_key(table, slot, connection_id),
                             "ConditionExpression": "attribute_exists(pk)"}},
+                *({"Delete": {"TableName": name, "Key": key}}
+                  for key in _audience_keys(table, identity_of(connection), connection_id)),
                 {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :minus",
                             "ExpressionAttributeNames": {"#s": _slot_name(slot)},
                             "ExpressionAttributeValues": {":minus": -1}}}])
@@ -328,24 +359,62 @@ def message_id(source: str | None) -> str:
     return hashlib.sha256(f"croupier-push\n{source}".encode()).hexdigest()[:20]
 
 
+TARGETED_PER_MESSAGE = 100
+"""Watchers named in one targeted message (each a few hundred bytes: far below SQS's 256 KB)."""
+WATCHER_FIELDS = ("connection_id", "subject", "role", "account_kind", "table", "expires_at", "token_expires_at")
+
+
+def audience_of(events: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """Who a change's events are for, when none of them is public: ``("staff", "")`` or
+    ``("player", subject)``. None when any is public (or they are for different audiences): then
+    they go to every slot of watchers, each watcher receiving what it may see."""
+    targets = {("staff", "") if e.get("audience") == "staff" else ("player", str(e.get("player") or ""))
+               for e in events if e.get("audience", "public") != "public"}
+    if len(targets) != 1 or any(e.get("audience", "public") == "public" for e in events):
+        return None
+    return targets.pop()
+
+
+def audience_watchers(watched: str, audience: tuple[str, str]) -> list[dict[str, Any]]:
+    """The watchers of ``watched`` (a table, or every table) whom events for ``audience`` reach."""
+    kind, subject = audience
+    if kind == "player" and watched == EVERY_TABLE:
+        return []  # only staff watch every table
+    prefix = STAFF if kind == "staff" else _player_prefix(subject)
+    items = store.query_all(store.game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
+                            ExpressionAttributeValues={":p": f"WATCH#{watched}", ":s": prefix},
+                            ConsistentRead=True)  # as the slot counts are read: a watch just made counts
+    return [{k: item[k] for k in WATCHER_FIELDS if k in item} for item in items]
+
+
 def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None) -> int:
-    """Hand a table's events to the push queue: one message per slot with watchers, for this
-    table and for the screens watching every table, each with the id ``message`` (see
-    :func:`message_id`; a fresh one if None). Returns the messages sent."""
+    """Hand a table's events to the push queue, for this table's watchers and for the screens
+    watching every table, each message with the id ``message`` (see :func:`message_id`; a fresh
+    one if None). Public events: one message per slot with watchers (message group
+    ``watched:slot``). Events for the staff or for one player only: one message naming the
+    watchers they reach (group ``watched:staff`` or ``watched:player:<subject>``), none when
+    nobody of that audience watches. Returns the messages sent."""
     if not events or not settings().push_queue_url:
         return 0
-    entries = []
+    body = {"table_id": table_id, "id": message or message_id(None), "events": events}
+    entries: list[tuple[str, dict[str, Any]]] = []
+    audience = audience_of(events)
     for watched in (table_id, EVERY_TABLE):
+        if audience is not None:
+            reached = audience_watchers(watched, audience)
+            group = f"{watched}:{audience[0]}" + (f":{audience[1]}" if audience[1] else "")
+            entries.extend((group, {"watched": watched, "to": reached[i:i + TARGETED_PER_MESSAGE]})
+                           for i in range(0, len(reached), TARGETED_PER_MESSAGE))
+            continue
         counts = store.get(store.game_table(), _slots_key(watched)) or {}
         for name, count in sorted(counts.items()):
             if name.startswith("slot") and int(count) > 0:
-                entries.append({"watched": watched, "slot": int(name[4:])})
-    body = {"table_id": table_id, "id": message or message_id(None), "events": events}
+                entries.append((f"{watched}:{int(name[4:])}", {"watched": watched, "slot": int(name[4:])}))
     for start in range(0, len(entries), 10):
         batch = entries[start:start + 10]
         _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
-            {"Id": str(i), "MessageBody": json.dumps({**body, **entry}, default=str),
-             "MessageGroupId": f"{entry['watched']}:{entry['slot']}"} for i, entry in enumerate(batch)])
+            {"Id": str(i), "MessageBody": json.dumps({**body, **entry}, default=str), "MessageGroupId": group}
+            for i, (group, entry) in enumerate(batch)])
     return len(entries)
 
 
@@ -354,9 +423,11 @@ def watchers(table: str, slot: int) -> Iterable[dict[str, Any]]:
                            ExpressionAttributeValues={":p": f"WATCH#{table}", ":s": f"{slot:03d}#"})
 
 
-def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]], message_id: str) -> dict[str, int]:
-    """Post a table's events to one slot's watchers (each only what it may see), in parallel, as
-    the message ``message_id`` (the same id each time these events are delivered again)."""
+def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str, Any]], message_id: str,
+            to: Sequence[dict[str, Any]] | None = None) -> dict[str, int]:
+    """Post a table's events to the watchers ``to`` (a targeted message names them), or else to
+    one slot's watchers (read from the store); each receives only what it may see, in parallel,
+    as the message ``message_id`` (the same id each time these events are delivered again)."""
     if not _pool:
         _pool.append(ThreadPoolExecutor(settings().push_workers, thread_name_prefix="push"))
 
@@ -375,5 +446,11 @@ def deliver(table_id: str, watched: str, slot: int, events: list[dict[str, Any]]
         except ClientError:
             return "failed"  # a screen that cannot take it now: it resyncs from the round's seq
 
-    outcomes = list(_pool[0].map(one, watchers(watched, slot)))
+    if to is not None:
+        reached: Iterable[dict[str, Any]] = to
+    elif slot is not None:
+        reached = watchers(watched, slot)
+    else:
+        raise ValueError("a delivery names its slot or its watchers")
+    outcomes = list(_pool[0].map(one, reached))
     return {k: outcomes.count(k) for k in ("sent", "gone", "failed", "none", "expired")}

@@ -1,0 +1,212 @@
+"""The push fan-out by audience, with a table of 1,000 watchers: public events go to the slots
+that have watchers (never more messages than slots), a player's events only to that player's
+connections, the device log only to the table's staff; a push of a targeted message reads no
+slot. The watches are made by the application (``push.subscribe``) in the local stack's DynamoDB;
+the push queue and API Gateway's management API are recorded instead of called, so that the
+stack's own push function does not post to connections no screen holds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+from croupier.app import push, store
+from croupier.app.config import settings
+from croupier.app.identity import Identity
+from croupier.local.stack import LocalStack
+from tests.support.harness import Harness
+
+pytestmark = pytest.mark.integration
+
+WATCHERS = 1000
+
+
+class Recorded:
+    """The push queue's ``send_message_batch`` and the management API's ``post_to_connection``,
+    recorded: what was sent, and to which connection."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, dict[str, Any]]] = []
+        self.posts: list[tuple[str, dict[str, Any]]] = []
+
+    def send_message_batch(self, QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        assert QueueUrl == settings().push_queue_url and len(Entries) <= 10
+        self.messages.extend((e["MessageGroupId"], json.loads(e["MessageBody"])) for e in Entries)
+        return {"Successful": [{"Id": e["Id"]} for e in Entries]}
+
+    def post_to_connection(self, ConnectionId: str, Data: bytes) -> dict[str, Any]:
+        self.posts.append((ConnectionId, json.loads(Data)))
+        return {}
+
+    def mine(self, message_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """The queue messages of one fan-out (the stack's own live function may fan out meanwhile)."""
+        return [(group, body) for group, body in self.messages if body["id"] == message_id]
+
+
+def watch(connection_id: str, who: Identity, table: str) -> None:
+    push.connect(connection_id, who)
+    push.subscribe(connection_id, [table])
+
+
+@pytest.fixture(scope="module")
+def crowd(stack: LocalStack) -> Iterator[dict[str, Any]]:
+    """A Baccarat table watched by 1,000 connections: 996 players, the player ``owner`` on two
+    screens, a player who never bets, its dealer console; a supervisor watching every table; and
+    two quiet tables for the tests that leave and renew. The tables are opened (their dealer
+    waits on its console's screen) before the push's clients are recorded, for the whole module."""
+    h = Harness(stack)
+    patch = pytest.MonkeyPatch()
+    try:
+        table, leave, fresh = (h.open_table(h.table(name), "baccarat", 7 + n, cut_at=300).table_id
+                               for n, name in enumerate(("crowd", "leave", "fresh")))
+        fake = Recorded()
+        patch.setitem(push._clients, "sqs", fake)
+        patch.setitem(push._clients, "management", fake)
+        people = {"owner": [f"conn-owner-{n}" for n in range(2)],
+                  "others": [f"conn-p{n:04d}" for n in range(WATCHERS - 4)]}
+        for connection_id in people["owner"]:
+            watch(connection_id, Identity("owner", "player", "real", None), table)
+        watch("conn-dealer", Identity("dealer-1", "dealer", "real", table), table)
+        for n, connection_id in enumerate(people["others"]):
+            watch(connection_id, Identity(f"p{n:04d}", "player", "real", None), table)
+        watch("conn-lurker", Identity("lurker", "player", "real", None), table)  # the 1,000th: never bets
+        watch("conn-super", Identity("sup-1", "supervisor", "real", None), push.EVERY_TABLE)
+        yield {"table": table, "leave": leave, "fresh": fresh, "recorded": fake,
+               "mine": {*people["owner"], *people["others"], "conn-dealer", "conn-lurker", "conn-super"}, **people}
+        push.unsubscribe("conn-super")  # it would receive every later table's events
+    finally:
+        patch.undo()
+        h.close()
+
+
+def queue_event(group: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The push queue's message as Lambda hands it to the push function."""
+    return {"Records": [{"messageId": f"m-{body['id']}", "receiptHandle": "r", "body": json.dumps(body),
+                         "attributes": {"MessageGroupId": group, "ApproximateReceiveCount": "1"},
+                         "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:sqs",
+                         "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:push.fifo", "awsRegion": "us-east-1"}]}
+
+
+def test_a_push_message_names_its_slot_or_its_watchers(stack: LocalStack, crowd: dict[str, Any]) -> None:
+    body = {"table_id": crowd["table"], "id": "both-1", "watched": crowd["table"], "events": []}
+    for wrong in ({**body, "slot": 1, "to": [{"connection_id": "c", "subject": "s", "role": "player"}]}, body):
+        # refused, with what was wrong: the only record of its batch, the invocation fails
+        with pytest.raises(BatchProcessingError, match="names either its slot or its watchers"):
+            stack.invoke(stack.function_names["PushFunction"], queue_event("g", wrong))
+
+
+def bet_placed(table: str, player: str) -> dict[str, Any]:
+    return {"type": "bet-placed", "table_id": table, "round_id": f"{table}-r1", "at": 1, "player": player,
+            "audience": "player", "bet": {"bet_id": "b1", "type": "player", "amount": 100}}
+
+
+def slots_with_watchers(table: str) -> int:
+    counts = store.get(store.game_table(), {"pk": f"WATCH#{table}", "sk": "SLOTS"}) or {}
+    return sum(1 for name, count in counts.items() if name.startswith("slot") and int(count) > 0)
+
+
+def test_a_public_event_makes_one_message_per_slot_with_watchers_not_per_watcher(
+        crowd: dict[str, Any]) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    # GIVEN 1,000 watchers of the table, spread over every slot
+    assert slots_with_watchers(table) == settings().push_slots
+    # WHEN a public event is fanned out
+    sent = push.fan_out(table, [{"type": "betting-closed", "table_id": table, "round_id": f"{table}-r1",
+                                 "at": 1, "audience": "public"}], "public-1")
+    # THEN one message per slot of the table, and one per slot of the screens watching every table
+    messages = recorded.mine("public-1")
+    assert sent == len(messages) == settings().push_slots + slots_with_watchers(push.EVERY_TABLE)
+    assert len({group for group, _ in messages}) == len(messages)
+    assert all("slot" in body and "to" not in body for _, body in messages)
+    # and the slots' pushes together post it to every one of the 1,001 watchers once
+    for _, body in messages:
+        push.deliver(table, body["watched"], body["slot"], body["events"], body["id"])
+    reached = [c for c, posted in recorded.posts if posted["id"] == "public-1" and c in crowd["mine"]]
+    assert len(reached) == len(set(reached)) == WATCHERS + 1
+
+
+def test_a_players_bet_reaches_only_that_players_connections(
+        stack: LocalStack, crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    # WHEN the owner's bet is placed
+    sent = push.fan_out(table, [bet_placed(table, "owner")], "private-1")
+    # THEN one message, for the owner's two connections alone; nothing for the other 998 watchers
+    messages = recorded.mine("private-1")
+    assert sent == len(messages) == 1
+    group, body = messages[0]
+    assert group == f"{table}:player:owner" and "slot" not in body
+    assert sorted(w["connection_id"] for w in body["to"]) == sorted(crowd["owner"])
+    # and the push function, given that message, posts to those two, reading no slot of watchers
+    monkeypatch.setattr(push, "watchers", lambda *slot: pytest.fail(f"a targeted push read the slot {slot}"))
+    answer = stack.invoke(stack.function_names["PushFunction"], queue_event(group, body))
+    assert answer == {"batchItemFailures": []}
+    assert sorted(c for c, posted in recorded.posts if posted["id"] == "private-1") == sorted(crowd["owner"])
+
+
+def test_a_bet_of_a_player_nobody_sees_sends_nothing(crowd: dict[str, Any]) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    assert push.fan_out(table, [bet_placed(table, "someone-not-watching")], "private-2") == 0
+    assert recorded.mine("private-2") == []
+
+
+def test_the_device_log_reaches_the_tables_staff_only(crowd: dict[str, Any]) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    event = {"type": "device-event", "table_id": table, "at": 1, "audience": "staff", "entry": {"seq": 1}}
+    sent = push.fan_out(table, [event], "staff-1")
+    messages = recorded.mine("staff-1")
+    # the table's dealer consoles (ours, and the studio's own); and the staff watching every
+    # table (the supervisor among them): no player of the 1,000 watchers
+    assert sent == len(messages) == 2
+    named = {body["watched"]: {w["connection_id"] for w in body["to"]} for _, body in messages}
+    assert "conn-dealer" in named[table] and "conn-super" in named[push.EVERY_TABLE]
+    assert not (named[table] | named[push.EVERY_TABLE]) & (crowd["mine"] - {"conn-dealer", "conn-super"})
+    assert all(w["role"] != "player" for _, body in messages for w in body["to"])
+    assert {group for group, _ in messages} == {f"{table}:staff", f"{push.EVERY_TABLE}:staff"}
+
+
+def test_a_change_with_a_public_event_goes_to_the_slots_each_watcher_getting_what_it_may_see(
+        crowd: dict[str, Any]) -> None:
+    table = crowd["table"]
+    public = {"type": "round-opened", "table_id": table, "round_id": f"{table}-r2", "at": 1, "audience": "public"}
+    preselected = {"type": "preselected", "table_id": table, "round_id": f"{table}-r2", "at": 1,
+                   "audience": "staff"}
+    assert push.audience_of([public, preselected]) is None
+    assert push.audience_of([bet_placed(table, "a"), bet_placed(table, "b")]) is None  # two players: the slots
+    assert push.audience_of([preselected]) == ("staff", "")
+    assert push.audience_of([bet_placed(table, "a")]) == ("player", "a")
+    assert push.fan_out(table, [public, preselected], "mixed-1") == (
+        settings().push_slots + slots_with_watchers(push.EVERY_TABLE))
+
+
+def test_leaving_a_table_forgets_the_watch_for_every_audience(crowd: dict[str, Any]) -> None:
+    table = crowd["leave"]
+    watch("conn-leaver", Identity("leaver", "player", "real", None), table)
+    watch("conn-console", Identity("dealer-2", "dealer", "real", table), table)
+    assert push.fan_out(table, [bet_placed(table, "leaver")], "leave-1") == 1
+    push.unsubscribe("conn-leaver", [table])
+    push.unsubscribe("conn-console")  # the connection gone: every table it watched
+    assert push.fan_out(table, [bet_placed(table, "leaver")], "leave-2") == 0
+    staff_only = {"type": "device-event", "table_id": table, "at": 1, "audience": "staff", "entry": {}}
+    push.fan_out(table, [staff_only], "leave-3")
+    reached = {w["connection_id"] for _, body in crowd["recorded"].mine("leave-3") for w in body["to"]}
+    assert "conn-console" not in reached  # the studio's own console, and the supervisors, remain
+    left = store.query_all(store.game_table(), KeyConditionExpression="pk = :p",
+                           ExpressionAttributeValues={":p": f"WATCH#{table}"})
+    assert not [item["sk"] for item in left if item.get("connection_id") in ("conn-leaver", "conn-console")]
+
+
+def test_a_fresh_token_extends_every_watch_of_the_connection(crowd: dict[str, Any]) -> None:
+    table = crowd["fresh"]
+    who = Identity("renewer", "player", "real", None)
+    push.connect("conn-renewer", who, token_expires_at=2_000_000_000)
+    push.subscribe("conn-renewer", [table])
+    until = push.reauthenticate("conn-renewer", who, 2_000_000_100)
+    items = store.query_all(store.game_table(), KeyConditionExpression="pk = :p",
+                            ExpressionAttributeValues={":p": f"WATCH#{table}"})
+    watches = [item for item in items if item.get("connection_id") == "conn-renewer"]
+    assert len(watches) == 2 and {int(item["token_expires_at"]) for item in watches} == {until}
+    push.unsubscribe("conn-renewer")
