@@ -72,6 +72,16 @@ def acting_as(function: str) -> Iterator[None]:
         _acting.reset(token)
 
 
+@contextlib.contextmanager
+def acting_as_nobody() -> Iterator[None]:
+    """The code inside runs for no function (a tool's own calls: never a role's)."""
+    token = _acting.set(None)
+    try:
+        yield
+    finally:
+        _acting.reset(token)
+
+
 def acting() -> str | None:
     return _acting.get()
 

@@ -167,6 +167,8 @@ class LocalStack:
         self.moto_port = moto_port or free_port()
         self.jwt_secret = jwt_secret
         self.invocations: Counter[str] = Counter()
+        self.observers: list[Callable[[str, Any, float], None]] = []
+        """Told of each invocation when it ends: the function, its event, its duration (s)."""
         self.handlers: dict[str, Handler] = {}
         self.function_names: dict[str, str] = {}  # logical id -> physical name
         self.logical_ids: dict[str, str] = {}  # physical name -> logical id
@@ -298,8 +300,13 @@ class LocalStack:
     def _run_as(self, function_name: str, handler: Handler, event: dict[str, Any], context: LambdaContext) -> Any:
         """On the function's worker: its AWS calls are made as the function (its role's, for the
         least-privilege check of :mod:`croupier.local.iam`)."""
-        with iam.acting_as(self.logical_ids.get(function_name, function_name)):
-            return handler(event, context)
+        started = time.perf_counter()
+        try:
+            with iam.acting_as(self.logical_ids.get(function_name, function_name)):
+                return handler(event, context)
+        finally:
+            for observe in self.observers:
+                observe(function_name, event, time.perf_counter() - started)
 
     def record_calls(self) -> iam.Recorder:
         """Record every AWS call the functions make from now on (:mod:`croupier.local.iam`)."""
