@@ -71,6 +71,7 @@ SECTIONS: list[Section] = [
             "bench_proofs:screens"),
     Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
             "bench_proofs:stack"),
+    Section("cost", "What a round costs on AWS, counted from its calls: croupier cost", "bench_cost:cost"),
     Section("seamless", "Seamless wallets: bets at an operator's wallet (at once, 50 ms), calls per bet, "
             "credits after a 60 s outage", "bench_proofs:seamless"),
     Section("demo", "The README's main command, make demo, timed whole (set-up aside)", "bench_proofs:demo"),
@@ -95,7 +96,7 @@ class Figure:
     def verdict(self) -> str:
         if self.target is None:
             return ""
-        ok = self.value >= self.target if self.higher_is_better else self.value < self.target
+        ok = self.value >= self.target if self.higher_is_better else self.value <= self.target  # at most
         return "PASS" if ok else "BELOW"
 
 
@@ -239,7 +240,7 @@ def _format_value(value: float) -> str:
 def _format_target(figure: Figure) -> str:
     if figure.target is None:
         return ""
-    sign = ">=" if figure.higher_is_better else "<"
+    sign = ">=" if figure.higher_is_better else "<="
     return f"target {sign} {_format_value(figure.target)}"
 
 

@@ -1,5 +1,6 @@
 """The ``croupier`` command line: ``replay`` (and the proofs: ``rtp``, ``simulate``), ``audit``, and for the
-local stack and deployments ``device`` (a table's devices by hand) and ``invoke`` (a function on an event)."""
+local stack and deployments ``device`` (a table's devices by hand), ``invoke`` (a function on an event) and
+``cost`` (what a round of each game makes AWS bill)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,13 @@ def _positive_seq(value: str) -> int:
     """``--seq``: a reader's event number, a whole number from 1."""
     if not value.isdigit() or not 1 <= int(value) < 10**12:
         raise argparse.ArgumentTypeError(f"{value!r}: a reader's event number is a whole number from 1")
+    return int(value)
+
+
+def _viewers(value: str) -> int:
+    """``--viewers``: a whole number from 2 to 1,000."""
+    if not value.isdigit() or not 2 <= int(value) <= 1000:
+        raise argparse.ArgumentTypeError(f"{value!r}: viewers are a whole number from 2 to 1000")
     return int(value)
 
 
@@ -136,6 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
     iv.add_argument("--round", default=None, metavar="ROUND_ID", help="fills {{round_id}} in the event")
     iv.add_argument("--set", action="append", metavar="NAME=VALUE", help="fills {{NAME}} in the event (repeatable)")
     iv.set_defaults(func=_lazy("croupier.local.invoke", "run"))
+    co = sub.add_parser("cost", help="play a round of each game on the local stack and print what AWS bills for "
+                                     "it, and the price of 1,000 rounds at 1, 100 and 10,000 viewers")
+    co.add_argument("--viewers", type=_viewers, default=100,
+                    help="viewers of each round's second measurement (the first has one; default 100)")
+    co.add_argument("--games", nargs="+", default=["baccarat", "pok-deng", "deluxe-blackjack", "blackjack"],
+                    choices=["baccarat", "pok-deng", "deluxe-blackjack", "blackjack"], metavar="GAME",
+                    help="the games to play (baccarat, pok-deng, deluxe-blackjack, blackjack; default all)")
+    co.add_argument("--json", default=None, metavar="FILE", help="also write the figures to this JSON file")
+    co.set_defaults(func=_lazy("croupier.local.cost", "main"))
     es = sub.add_parser("events-schema", help="print the JSON Schema of the domain events (what the bus and the "
                                               "screens receive)")
     es.set_defaults(func=cmd_events_schema)
