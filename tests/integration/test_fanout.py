@@ -8,7 +8,9 @@ stack's own push function does not post to connections no screen holds."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -61,8 +63,8 @@ def crowd(stack: LocalStack) -> Iterator[dict[str, Any]]:
     h = Harness(stack)
     patch = pytest.MonkeyPatch()
     try:
-        table, leave, fresh = (h.open_table(h.table(name), "baccarat", 7 + n, cut_at=300).table_id
-                               for n, name in enumerate(("crowd", "leave", "fresh")))
+        table, leave, fresh, filling = (h.open_table(h.table(name), "baccarat", 7 + n, cut_at=300).table_id
+                                        for n, name in enumerate(("crowd", "leave", "fresh", "filling")))
         fake = Recorded()
         patch.setitem(push._clients, "sqs", fake)
         patch.setitem(push._clients, "management", fake)
@@ -75,7 +77,7 @@ def crowd(stack: LocalStack) -> Iterator[dict[str, Any]]:
             watch(connection_id, Identity(f"p{n:04d}", "player", "real", None), table)
         watch("conn-lurker", Identity("lurker", "player", "real", None), table)  # the 1,000th: never bets
         watch("conn-super", Identity("sup-1", "supervisor", "real", None), push.EVERY_TABLE)
-        yield {"table": table, "leave": leave, "fresh": fresh, "recorded": fake,
+        yield {"table": table, "leave": leave, "fresh": fresh, "filling": filling, "recorded": fake,
                "mine": {*people["owner"], *people["others"], "conn-dealer", "conn-lurker", "conn-super"}, **people}
         push.unsubscribe("conn-super")  # it would receive every later table's events
     finally:
@@ -104,22 +106,30 @@ def bet_placed(table: str, player: str) -> dict[str, Any]:
             "audience": "player", "bet": {"bet_id": "b1", "type": "player", "amount": 100}}
 
 
-def slots_with_watchers(table: str) -> int:
+def slot_counts(table: str) -> dict[int, int]:
+    """The watchers of each slot of the table that has any."""
     counts = store.get(store.game_table(), {"pk": f"WATCH#{table}", "sk": "SLOTS"}) or {}
-    return sum(1 for name, count in counts.items() if name.startswith("slot") and int(count) > 0)
+    return {int(name[4:]): int(count) for name, count in counts.items() if name.startswith("slot") and int(count) > 0}
+
+
+def slots_with_watchers(table: str) -> int:
+    return len(slot_counts(table))
 
 
 def test_a_public_event_makes_one_message_per_slot_with_watchers_not_per_watcher(
         crowd: dict[str, Any]) -> None:
     table, recorded = crowd["table"], crowd["recorded"]
-    # GIVEN 1,000 watchers of the table, spread over every slot
-    assert slots_with_watchers(table) == settings().push_slots
+    # GIVEN 1,001 watchers of the table (the studio's console among them), filling its slots in order
+    counts, room = slot_counts(table), settings().push_slot_watchers
+    assert sum(counts.values()) == WATCHERS + 1
+    assert sorted(counts) == list(range(math.ceil((WATCHERS + 1) / room)))
+    assert all(counts[slot] == room for slot in sorted(counts)[:-1])  # every slot but the last is full
     # WHEN a public event is fanned out
     sent = push.fan_out(table, [{"type": "betting-closed", "table_id": table, "round_id": f"{table}-r1",
                                  "at": 1, "audience": "public"}], "public-1")
     # THEN one message per slot of the table, and one per slot of the screens watching every table
     messages = recorded.mine("public-1")
-    assert sent == len(messages) == settings().push_slots + slots_with_watchers(push.EVERY_TABLE)
+    assert sent == len(messages) == len(counts) + slots_with_watchers(push.EVERY_TABLE)
     assert len({group for group, _ in messages}) == len(messages)
     assert all("slot" in body and "to" not in body for _, body in messages)
     # and the slots' pushes together post it to every one of the 1,001 watchers once
@@ -179,7 +189,7 @@ def test_a_change_with_a_public_event_goes_to_the_slots_each_watcher_getting_wha
     assert push.audience_of([preselected]) == ("staff", "")
     assert push.audience_of([bet_placed(table, "a")]) == ("player", "a")
     assert push.fan_out(table, [public, preselected], "mixed-1") == (
-        settings().push_slots + slots_with_watchers(push.EVERY_TABLE))
+        slots_with_watchers(table) + slots_with_watchers(push.EVERY_TABLE))
 
 
 def test_leaving_a_table_forgets_the_watch_for_every_audience(crowd: dict[str, Any]) -> None:
@@ -210,3 +220,51 @@ def test_a_fresh_token_extends_every_watch_of_the_connection(crowd: dict[str, An
     watches = [item for item in items if item.get("connection_id") == "conn-renewer"]
     assert len(watches) == 2 and {int(item["token_expires_at"]) for item in watches} == {until}
     push.unsubscribe("conn-renewer")
+
+
+def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slot(
+        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    table, recorded = crowd["filling"], crowd["recorded"]
+    # GIVEN a table watched by its console and three players: one slot, one push per public event
+    for n in range(3):
+        watch(f"conn-few-{n}", Identity(f"few{n}", "player", "real", None), table)
+    assert slot_counts(table) == {0: 4}
+    opened = {"type": "round-opened", "table_id": table, "round_id": f"{table}-r1", "at": 1, "audience": "public"}
+    push.fan_out(table, [opened], "few-1")
+    assert [body["slot"] for _, body in recorded.mine("few-1") if body["watched"] == table] == [0]
+    # WHEN slots take two watchers each, and there are three: the empty ones fill in order, then
+    # every new watcher joins the least filled
+    real = settings()
+    monkeypatch.setattr(push, "settings", lambda: real.model_copy(update={"push_slot_watchers": 2, "push_slots": 3}))
+    for n in range(6):
+        watch(f"conn-more-{n}", Identity(f"more{n}", "player", "real", None), table)
+    assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
+    # a watcher leaving makes room where it was, and the next one joins there
+    gone = store.get(store.game_table(), {"pk": "CONN#conn-more-3", "sk": "META"})
+    assert gone is not None and push.slot_at(gone, table) == 2
+    push.unsubscribe("conn-more-3")
+    watch("conn-more-6", Identity("more6", "player", "real", None), table)
+    joined = store.get(store.game_table(), {"pk": "CONN#conn-more-6", "sk": "META"})
+    assert joined is not None and push.slot_at(joined, table) == 2
+    assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
+    for connection_id in [*(f"conn-few-{n}" for n in range(3)), *(f"conn-more-{n}" for n in (0, 1, 2, 4, 5, 6))]:
+        push.unsubscribe(connection_id)
+
+
+def test_watchers_joining_at_once_never_overfill_a_slot(crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    table = crowd["fresh"]
+    before = sum(slot_counts(table).values())
+    real = settings()
+    monkeypatch.setattr(push, "settings", lambda: real.model_copy(update={"push_slot_watchers": 5}))
+    # WHEN 24 screens subscribe at once, 8 at a time
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda n: watch(f"conn-rush-{n}", Identity(f"rush{n}", "player", "real", None), table),
+                      range(24)))
+    # THEN every one is counted once, and the slots filled in order, none beyond its room
+    counts = slot_counts(table)
+    assert sum(counts.values()) == before + 24
+    assert all(count <= 5 for count in counts.values()) and sorted(counts) == list(range(len(counts)))
+    for slot, count in counts.items():
+        assert len(list(push.watchers(table, slot))) == count
+    for n in range(24):
+        push.unsubscribe(f"conn-rush-{n}")

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from croupier.app import push, store
-from croupier.app.config import settings
 from croupier.local.client import Screen, wait_until
 from tests.support.harness import TIMERS, Harness
 
@@ -265,7 +264,9 @@ def test_a_dead_connection_is_removed_when_a_push_finds_it_gone(h: Harness) -> N
     table = h.open_table(h.table("bac-dead"), "baccarat", 6, cut_at=300)
     alive = h.screen(h.players["ben"], table.table_id)
     dead = h.watch(h.players["ana"].token, [table.table_id])
-    slot = push.slot_of(dead.connection_id, settings().push_slots)
+    connection = store.get(store.game_table(), {"pk": f"CONN#{dead.connection_id}", "sk": "META"})
+    assert connection is not None
+    slot = push.slot_at(connection, table.table_id)
 
     def count() -> int:
         item = store.get(store.game_table(), {"pk": f"WATCH#{table.table_id}", "sk": "SLOTS"}) or {}

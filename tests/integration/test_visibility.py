@@ -17,7 +17,6 @@ import pytest
 from websockets.sync.client import connect
 
 from croupier.app import dealing, push, store
-from croupier.app.config import settings
 from croupier.app.identity import issue_local_token
 from croupier.app.visibility import PAUSE_WORDS
 from croupier.local.client import ApiError, Client, wait_until
@@ -271,18 +270,30 @@ class Raw:
         self._exit.close()
 
 
-def _slot_count(table_id: str, connection_id: str) -> int:
-    """The count of the connection's slot of the table (other connections may share the slot)."""
-    slot = push.slot_of(connection_id, settings().push_slots)
+def _slot(table_id: str, connection_id: str) -> int:
+    """The slot the connection joined at the table (kept on its connection item)."""
+    connection = store.get(store.game_table(), {"pk": f"CONN#{connection_id}", "sk": "META"})
+    assert connection is not None
+    return push.slot_at(connection, table_id)
+
+
+def _slot_count(table_id: str, slot: int) -> int:
+    """The count of one slot of the table (other connections may share the slot)."""
     counts = store.get(store.game_table(), {"pk": f"WATCH#{table_id}", "sk": "SLOTS"}) or {}
     return int(counts.get(f"slot{slot:03d}", 0))
 
 
-def _watching(table_id: str, connection_id: str) -> tuple[int, bool]:
-    """How many watch the connection's slot of the table, by its items, and whether it is one."""
-    slot = push.slot_of(connection_id, settings().push_slots)
+def _watching(table_id: str, slot: int, connection_id: str) -> tuple[int, bool]:
+    """How many watch one slot of the table, by its items, and whether the connection is one."""
     items = list(push.watchers(table_id, slot))
     return len(items), any(item["connection_id"] == connection_id for item in items)
+
+
+def _watches(table_id: str, connection_id: str) -> bool:
+    """Does the connection watch the table, in whichever slot?"""
+    return any(item.get("connection_id") == connection_id and item["sk"][:3].isdigit()
+               for item in store.query_all(store.game_table(), KeyConditionExpression="pk = :p",
+                                           ExpressionAttributeValues={":p": f"WATCH#{table_id}"}))
 
 
 def test_a_subscription_counts_once_and_a_screen_is_capped_and_validated(
@@ -292,20 +303,21 @@ def test_a_subscription_counts_once_and_a_screen_is_capped_and_validated(
     try:
         screen.send({"action": "subscribe", "tables": [tables[0]] * 50})
         connection_id = screen.answer(lambda m: m.get("type") == "subscribed")["connection_id"]
-        watching, mine = _watching(tables[0], connection_id)
-        assert mine and _slot_count(tables[0], connection_id) == watching  # counted once
+        slot = _slot(tables[0], connection_id)
+        watching, mine = _watching(tables[0], slot, connection_id)
+        assert mine and _slot_count(tables[0], slot) == watching  # counted once
         time.sleep(1.1)
         screen.send({"action": "unsubscribe", "tables": [tables[0]]})
         screen.answer(lambda m: m.get("type") == "unsubscribed")
-        assert _watching(tables[0], connection_id) == (watching - 1, False)
-        assert _slot_count(tables[0], connection_id) == watching - 1
+        assert _watching(tables[0], slot, connection_id) == (watching - 1, False)
+        assert _slot_count(tables[0], slot) == watching - 1
         # at most MAX_TABLES tables per connection: a request beyond it changes nothing
         monkeypatch.setattr(push, "MAX_TABLES", 2)
         time.sleep(1.1)
         screen.send({"action": "subscribe", "tables": tables})
         refused = screen.answer(lambda m: m.get("type") == "error")
         assert refused["reason"] == "too-many-tables", refused
-        assert not any(_watching(t, connection_id)[1] for t in tables)
+        assert not any(_watches(t, connection_id) for t in tables)
         # table ids are validated like every other input; a frame nested too deep is refused too
         time.sleep(1.1)
         for bad in ({"action": "subscribe", "tables": ["x" * 3000]}, {"action": "subscribe", "tables": ["a b"]},
@@ -351,7 +363,7 @@ def test_a_connection_does_not_outlive_its_token_unless_it_sends_a_fresh_one(h: 
         assert told.get("reason") == "expired-token", told  # told, and sent nothing more
         assert wait_until(lambda: store.get(store.game_table(), {"pk": f"CONN#{ids[expiring]}", "sk": "META"})
                           is None, timeout=10)
-        assert _watching(tid, ids[renewed])[1] and not _watching(tid, ids[expiring])[1]
+        assert _watches(tid, ids[renewed]) and not _watches(tid, ids[expiring])
         expiring.send({"action": "subscribe", "tables": [tid]})  # whatever it asks now is refused
         assert expiring.answer(lambda m: m.get("type") == "error")["reason"] in ("no-connection", "expired-token")
     finally:

@@ -32,6 +32,7 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
     env.setenv("PUSH_QUEUE_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-push.fifo")
     env.setenv("PUSH_SLOTS", "16")
     env.setenv("PUSH_WORKERS", "32")
+    env.setenv("PUSH_SLOT_WATCHERS", "150")
     env.setenv("COGNITO_ISSUER", "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool")
     env.setenv("COGNITO_CLIENT_ID", "")  # empty: none
     env.setenv("OPERATOR_WALLETS", "/croupier/prod/operators")
@@ -49,7 +50,7 @@ def test_every_field_comes_from_its_variable(env: pytest.MonkeyPatch) -> None:
         "bet_shards": 32, "settlement_workers": 4, "event_bus": "prod-croupier-table-events",
         "websocket_endpoint": "https://abc.execute-api.us-east-1.amazonaws.com/prod",
         "push_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-push.fifo",
-        "push_slots": 16, "push_workers": 32, "cognito_issuer": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool",
+        "push_slots": 16, "push_slot_watchers": 150, "push_workers": 32, "cognito_issuer": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_pool",
         "cognito_client_id": None, "jwt_secret": "s3cret", "operator_wallets": "/croupier/prod/operators",
         "wallet_calls_queue_url": "https://sqs.us-east-1.amazonaws.com/123456789012/prod-croupier-wallet-calls",
         "wallet_timeout_ms": 2500, "wallet_retry_base_ms": 500, "wallet_retry_cap_ms": 30000,

@@ -43,7 +43,11 @@ class Settings(BaseModel):
     push_queue_url: str | None = None
     """The FIFO queue of the fan-out (one message per table and slot of its watchers)."""
     push_slots: int = Field(default=8, ge=1, le=256)
-    """Slots a table's watchers are spread over: one push message (and function) per slot."""
+    """Slots a table's watchers are spread over at most: one push message (and function) per slot
+    that has watchers."""
+    push_slot_watchers: int = Field(default=200, ge=1, le=100_000)
+    """Watchers a slot takes before the next slot is opened (once every slot has as many, each new
+    watcher joins the least filled): a table of a few watchers is one slot, one push per event."""
     push_workers: int = Field(default=16, ge=1, le=128)
     """Connections a push function posts to at once."""
     screens_can_close: bool = False

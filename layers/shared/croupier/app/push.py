@@ -12,8 +12,10 @@ where the message is produced (from the stream record's own id, which a retry of
 keeps), so two different changes never share one, and it is computed from nothing the recipient
 may not see (:func:`message_id`).
 
-The fan-out is built for thousands of screens per table. A table's watchers are spread over
-``PUSH_SLOTS`` slots (by connection id). For each change's public events the live function sends
+The fan-out is built for thousands of screens per table. A table's watchers fill slots in order:
+a slot takes ``PUSH_SLOT_WATCHERS`` of them before the next is opened, up to ``PUSH_SLOTS`` slots
+(then each new watcher joins the least filled), and each connection keeps the slot it joined for
+each table it watches. For each change's public events the live function sends
 one message per slot that has watchers to a FIFO queue (message group ``table:slot``: a slot's
 messages stay in order), and push functions post each slot's connections in parallel, each on its
 own threads. A change whose events are for the staff only (the device log) or for one player only
@@ -86,7 +88,30 @@ def reset_clients() -> None:
 
 
 def slot_of(connection_id: str, slots: int) -> int:
+    """The slot of a connection made before slots were filled in order (by its id's hash)."""
     return int(hashlib.sha256(connection_id.encode()).hexdigest()[:8], 16) % slots
+
+
+def slot_at(connection: dict[str, Any], table: str) -> int:
+    """The slot of the connection's watch of ``table``: the one it joined (kept on the
+    connection), or its hash's for a connection made before slots were filled in order."""
+    joined = (connection.get("slot_at") or {}).get(table)
+    if joined is not None:
+        return int(joined)
+    return slot_of(str(connection["connection_id"]), int(connection.get("slots") or settings().push_slots))
+
+
+def _slot_to_join(table: str, slots: int) -> tuple[int, int | None]:
+    """The slot a new watcher of ``table`` joins: the first with fewer than
+    ``PUSH_SLOT_WATCHERS`` watchers; when every slot has as many, the least filled. With the count
+    the slot must still be below when the watcher joins it (None: the least filled, no limit)."""
+    counts = store.get(store.game_table(), _slots_key(table)) or {}
+    filled = [int(counts.get(_slot_name(s)) or 0) for s in range(slots)]
+    room = settings().push_slot_watchers
+    for slot, count in enumerate(filled):
+        if count < room:
+            return slot, room
+    return min(range(slots), key=filled.__getitem__), None
 
 
 def _watch_key(table: str, slot: int, connection_id: str) -> dict[str, str]:
@@ -137,7 +162,7 @@ def connect(connection_id: str, who: Identity, token_expires_at: int | None = No
     store.game_table().put_item(Item={
         **_connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
         "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
-        "connected_at": store.now_ms(), "expires_at": expires,
+        "slot_at": {}, "connected_at": store.now_ms(), "expires_at": expires,
         "token_expires_at": min(expires, int(token_expires_at or expires))})
 
 
@@ -158,9 +183,9 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
         raise Forbidden("this token is not the connection's (another subject, role or table): connect again",
                         reason="not-this-connection")
     until = min(int(connection["expires_at"]), int(token_expires_at))
-    slot = slot_of(connection_id, int(connection.get("slots") or settings().push_slots))
     for table in connection.get("tables", []):
-        for key in (_watch_key(table, slot, connection_id), *_audience_keys(table, known, connection_id)):
+        watch = _watch_key(table, slot_at(connection, table), connection_id)
+        for key in (watch, *_audience_keys(table, known, connection_id)):
             try:
                 store.game_table().update_item(Key=key, UpdateExpression="SET token_expires_at = :u",
                                                ConditionExpression="attribute_exists(pk)",
@@ -253,41 +278,58 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
                 raise Forbidden("only a supervisor or an operator watches every table", reason="wrong-role")
         else:
             store.load_table(table)  # 404 for a table that does not exist
-    slots = int(connection.get("slots") or settings().push_slots)
-    slot = slot_of(connection_id, slots)
-    name = settings().game_table
     for table in new:
-        # the watch, its slot's count and the connection's list go together, and only if the
-        # connection did not watch the table yet and watches fewer than MAX_TABLES: a request
-        # repeated, or two at once, count it once
-        watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
-                   "account_kind": who.account_kind, "table": who.table,
-                   "expires_at": int(connection["expires_at"]),
-                   "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}
+        _watch(connection, who, table)
+    after = store.get(store.game_table(), _connection_key(connection_id)) or {}
+    return list(after.get("tables", []))
+
+
+def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
+    """Add one table to a connection's watches. The watch, its audience's items, its slot's count
+    and the connection's list (and the slot it joined) go together, and only if the connection did
+    not watch the table yet, watches fewer than MAX_TABLES, and the slot still has room: a request
+    repeated, or two at once, count it once; a slot filled meanwhile is chosen again."""
+    connection_id, name = str(connection["connection_id"]), settings().game_table
+    slots = int(connection.get("slots") or settings().push_slots)
+    in_order = "slot_at" in connection  # else a connection made before slots were filled in order
+    watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
+               "account_kind": who.account_kind, "table": who.table, "expires_at": int(connection["expires_at"]),
+               "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}
+    for attempt in range(slots + 1):
+        slot, below = _slot_to_join(table, slots) if in_order else (slot_of(connection_id, slots), None)
+        if attempt == slots:  # the slots filled as fast as they were chosen: the least filled, no limit
+            below = None
+        count: dict[str, Any] = {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :one",
+                                 "ExpressionAttributeNames": {"#s": _slot_name(slot)},
+                                 "ExpressionAttributeValues": {":one": 1}}
+        if below is not None:
+            count["ConditionExpression"] = "attribute_not_exists(#s) OR #s < :room"
+            count["ExpressionAttributeValues"][":room"] = below
+        listed: dict[str, Any] = {
+            "TableName": name, "Key": _connection_key(connection_id),
+            "UpdateExpression": "SET tables = list_append(tables, :t)" + (", slot_at.#t = :slot" if in_order else ""),
+            "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) AND size(tables) < :max",
+            "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": MAX_TABLES,
+                                          **({":slot": slot} if in_order else {})},
+            **({"ExpressionAttributeNames": {"#t": table}} if in_order else {})}
         try:
             store.write([
                 {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
                          "Item": {**_watch_key(table, slot, connection_id), **watcher}}},
                 *({"Put": {"TableName": name, "Item": {**key, **watcher}}}
                   for key in _audience_keys(table, who, connection_id)),
-                {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :one",
-                            "ExpressionAttributeNames": {"#s": _slot_name(slot)},
-                            "ExpressionAttributeValues": {":one": 1}}},
-                {"Update": {"TableName": name, "Key": _connection_key(connection_id),
-                            "UpdateExpression": "SET tables = list_append(tables, :t)",
-                            "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) "
-                                                   "AND size(tables) < :max",
-                            "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": MAX_TABLES}}}])
+                {"Update": count}, {"Update": listed}])
+            return
         except store.Conflict:
             now = store.get(store.game_table(), _connection_key(connection_id))
             if now is None:
                 raise StateConflict("this connection is not known (connect again)", reason="no-connection") from None
-            if table not in now.get("tables", []) and len(now.get("tables", [])) >= MAX_TABLES:
+            if table in now.get("tables", []):
+                return  # it watches the table already: another request of it was first
+            if len(now.get("tables", [])) >= MAX_TABLES:
                 raise StateConflict(f"a connection watches at most {MAX_TABLES} tables: unsubscribe some first",
                                     reason="too-many-tables") from None
-            # else it watches the table already (another request of it was first)
-    after = store.get(store.game_table(), _connection_key(connection_id)) or {}
-    return list(after.get("tables", []))
+            # else the slot filled meanwhile: choose again
 
 
 def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None:
@@ -295,12 +337,11 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
     connection = store.get(store.game_table(), _connection_key(connection_id))
     if connection is None:
         return
-    slots = int(connection.get("slots") or settings().push_slots)
-    slot = slot_of(connection_id, slots)
     leaving = list(connection.get("tables", []) if tables is None else tables)
     for table in leaving:
         if table not in connection.get("tables", []):
             continue
+        slot = slot_at(connection, table)
         # the watch and its slot's count go together: two pushes finding the same screen gone
         # both unsubscribe it; one of them removes the watch, and the count is down by then
         name = settings().game_table
@@ -318,9 +359,12 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
     if tables is None:
         store.game_table().delete_item(Key=_connection_key(connection_id))
     else:
+        kept = [t for t in connection.get("tables", []) if t not in leaving]
+        joined = {t: s for t, s in (connection.get("slot_at") or {}).items() if t in kept}
         store.game_table().update_item(
-            Key=_connection_key(connection_id), UpdateExpression="SET tables = :t",
-            ExpressionAttributeValues={":t": [t for t in connection.get("tables", []) if t not in leaving]})
+            Key=_connection_key(connection_id),
+            UpdateExpression="SET tables = :t" + (", slot_at = :j" if "slot_at" in connection else ""),
+            ExpressionAttributeValues={":t": kept, **({":j": joined} if "slot_at" in connection else {})})
 
 
 def send(connection_id: str, message: dict[str, Any]) -> bool:
