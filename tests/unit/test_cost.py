@@ -15,7 +15,8 @@ from croupier.local.prices import unit_price
 def bill(viewers: int, websocket: int, gb_seconds: float = 1.0) -> cost.RoundBill:
     return cost.RoundBill(game="baccarat", viewers=viewers, bets=7, cards=5, status="settled", transitions=10,
                           invocations=50, invocations_by_function={"BetsFunction": 3}, lambda_gb_seconds=gb_seconds,
-                          write_units=200, read_units=150.5, ddb_requests=100, sqs_standard=60, sqs_fifo=40,
+                          write_units=200, write_units_by_item={"ROUND/META": 120, "WALLET/LEDGER": 80},
+                          read_units=150.5, ddb_requests=100, sqs_standard=60, sqs_fifo=40,
                           events=30, rest_requests=5, websocket_messages=websocket)
 
 
@@ -51,7 +52,7 @@ def test_a_service_never_costs_less_than_nothing() -> None:
 def test_the_report_gives_each_viewer_count_and_shares_that_add_up(capsys: pytest.CaptureFixture[str]) -> None:
     summary = cost.report([bill(1, 40), bill(100, 1030)], out=print)
     printed = capsys.readouterr().out
-    assert "10,000 viewers" in printed and "read 20" in printed
+    assert "10,000 viewers" in printed and "read 20" in printed and "ROUND/META 120" in printed
     at = summary["per_1000_rounds_usd"]["baccarat"]
     assert set(at) == {"1", "100", "10000"}
     assert sum(at["100"].values()) == pytest.approx(1000 * sum(bill(100, 1030).usd().values()))

@@ -64,6 +64,8 @@ class RoundBill:
     invocations_by_function: dict[str, int]
     lambda_gb_seconds: float
     write_units: int
+    write_units_by_item: dict[str, int]
+    """Per kind of item written (its keys' prefixes: ``ROUND/META``, ``WALLET/LEDGER`` ...)."""
     read_units: float
     ddb_requests: int
     sqs_standard: int
@@ -90,7 +92,8 @@ def bill_of(game: str, viewers: int, bets: int, cards: int, status: str, transit
     return RoundBill(
         game=game, viewers=viewers, bets=bets, cards=cards, status=status, transitions=transitions,
         invocations=usage.invocations, invocations_by_function=dict(sorted(usage.lambda_invocations.items())),
-        lambda_gb_seconds=usage.lambda_gb_seconds, write_units=usage.write_units, read_units=usage.read_units,
+        lambda_gb_seconds=usage.lambda_gb_seconds, write_units=usage.write_units,
+        write_units_by_item=dict(usage.ddb_write_units_by_item.most_common()), read_units=usage.read_units,
         ddb_requests=sum(usage.ddb_requests.values()), sqs_standard=usage.sqs_requests["standard"],
         sqs_fifo=usage.sqs_requests["fifo"], events=usage.events, rest_requests=usage.rest_requests,
         websocket_messages=usage.websocket_messages)
@@ -217,6 +220,10 @@ def report(bills: list[RoundBill], out: Any = print) -> dict[str, Any]:
                 f"{b.rest_requests:>5} {b.websocket_messages:>9}")
         low, high = measured[0], measured[-1]
         table[game] = {v: per_thousand(low, high, v) for v in VIEWERS}
+    out("\nWhere a round's DynamoDB write units go (one viewer; keys' prefixes):")
+    for game, measured in by_game.items():
+        items = measured[0].write_units_by_item
+        out(f"  {game:17} " + ", ".join(f"{kind} {units}" for kind, units in list(items.items())[:6]))
     measured_at = sorted({b.viewers for b in bills})
     out(f"\nPer 1,000 rounds (USD), at {', '.join(f'{v:,}' for v in VIEWERS)} viewers "
         f"(measured at {' and '.join(str(v) for v in measured_at)}; others along the line through both):")

@@ -153,6 +153,8 @@ class Usage:
     transitions: int = 0
     ddb_write_units: Counter[str] = field(default_factory=Counter)
     """Per caller (a function's logical id, or ``outside``)."""
+    ddb_write_units_by_item: Counter[str] = field(default_factory=Counter)
+    """Per kind of item written: its keys' prefixes (``ROUND/META``, ``ROUND/BET``, ``WALLET/...``)."""
     ddb_read_units: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     ddb_requests: Counter[str] = field(default_factory=Counter)
     """Per ``service:Operation``... of DynamoDB: ``PutItem``, ``TransactWriteItems`` ..."""
@@ -342,14 +344,17 @@ class Meter:
 
     def _count_writes(self, caller: str, operation: str, writes: list[tuple[str, dict[str, Any], bool]],
                       before: list[dict[str, Any] | None], after: list[dict[str, Any] | None]) -> None:
-        units = 0
-        for (table, _, transactional), old, new in zip(writes, before, after, strict=True):
-            units += write_units(max(item_size(old), item_size(new)), transactional=transactional)
+        units, by_item = 0, Counter[str]()
+        for (table, key, transactional), old, new in zip(writes, before, after, strict=True):
             keys, indexes = self._schema(table)
-            units += sum(index_write_units(index, keys, old, new) for index in indexes)
+            item = write_units(max(item_size(old), item_size(new)), transactional=transactional)
+            item += sum(index_write_units(index, keys, old, new) for index in indexes)
+            units += item
+            by_item[_kind_of_item(key)] += item
         if units:
             with self._lock:
                 self.usage.ddb_write_units[caller] += units
+                self.usage.ddb_write_units_by_item.update(by_item)
 
     def _count_reads(self, caller: str, operation: str, params: dict[str, Any], response: dict[str, Any]) -> None:
         """From what the read returned: typed values from a client, Python ones through boto3's
@@ -374,6 +379,13 @@ class Meter:
         if units:
             with self._lock:
                 self.usage.ddb_read_units[caller] += units
+
+
+def _kind_of_item(key: dict[str, Any]) -> str:
+    """What kind of item a key names: the prefixes of its key values (``ROUND#r1``, ``BET#3#b7``
+    -> ``ROUND/BET``)."""
+    parts = [str(next(iter(v.values()), "")) if isinstance(v, dict) else str(v) for v in key.values()]
+    return "/".join(part.split("#", 1)[0] for part in parts) or "?"
 
 
 def _kind(queue: str) -> str:
