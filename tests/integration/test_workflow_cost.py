@@ -74,3 +74,30 @@ def test_a_blackjack_dealer_drawing_five_cards_wakes_the_workflow_for_decisions_
     assert states.get("AwaitCard", 0) <= waits + 1, states
     assert states.get("Advance", 0) <= 2 * waits + 1, states  # not one per card: the round dealt eight
     h.audit_ok()
+
+
+def test_a_blackjack_hands_cards_cost_no_transitions_its_decisions_three_each(h: Harness) -> None:
+    table = h.open_table(h.table("cost-hits"), "blackjack", 14, cut_at=300)
+    h.players["dev"].call("PUT", f"/tables/{table.table_id}/seats/3")
+    bet = {"dev": [{"type": "seat", "seat": 3, "amount": 1000}]}
+    # GIVEN a round where seat 3 stands on T 9 against a 7, and the dealer draws a T: 17
+    table.shoe.prepare(["TS", "7H", "9D", "TD"])
+    stood = h.round(table, bet, plan={3: ["stand"]})
+    # WHEN the same seat, on 2 3 against a 7, hits twice (a 4, a 5: 14) before it stands
+    table.shoe.prepare(["2S", "7C", "3D", "4C", "5S", "TH"])
+    hit = h.round(table, bet, plan={3: ["hit", "hit", "stand"]})
+    assert (stood["status"], hit["status"]) == ("settled", "settled")
+    assert hit["result"]["seat-3"]["cards"] == ["2S", "3D", "4C", "5S"]
+    first, second = entered(h, stood["round_id"]), entered(h, hit["round_id"])
+    # THEN neither the hit cards nor the dealer's woke the workflow: a card wait is the first
+    # deal's at most (none when its cards were all in when betting closed: a wait, an Advance, a Route)
+    assert first.get("AwaitCard", 0) <= 1 and second.get("AwaitCard", 0) <= 1, (first, second)
+
+    def beside_the_deal(states: dict[str, int]) -> int:
+        return sum(states.values()) - 3 * states.get("AwaitCard", 0)
+
+    # and each of the two further decisions cost its wait, its Advance and its Route
+    assert second["AwaitDecision"] == first["AwaitDecision"] + 2, (first, second)
+    assert beside_the_deal(second) == beside_the_deal(first) + 2 * 3, (first, second)
+    assert nets(h, "dev", hit["round_id"]) == {"seat3": -1000}  # 14 against 17
+    h.audit_ok()

@@ -11,17 +11,37 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..games.base import Action
+from ..games.base import Action, CardFor
 from . import seamless, store, workflow
 from .dealing import drain
-from .engine import apply_event, bet_from_item, rebuild
+from .engine import apply_event, bet_from_item, expectation_key, rebuild
 from .errors import AppError, Funds, StateConflict
-from .rounds import require_playing, retry, take_token, wake_again
+from .rounds import require_playing, retry, take_token, timers, wake_again
 
 SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")
 BEHIND = ("insurance", "follow-double", "follow-split")
 COSTLY = ("double", "split")
 """Seated actions with an extra stake: chosen at the turn, never pre-selected."""
+
+
+def _card_comes_first(rnd: dict[str, Any], engine: Any) -> bool:
+    """After a hit or a double the hand's card comes next, and the workflow, waiting for this
+    decision, has nothing to do until the card is dealt: it is left waiting, its wait now the
+    card's (``expect_key``, ``expect_since``), and the dealing path wakes it once the card is
+    taken and the round needs something else (the hand deciding again, the next hand). So a
+    round's transitions grow with its decisions, not its cards. Only while the workflow's decision
+    timer runs out no later than the card's would: a timer that fires after the decision was
+    made is stale, and the workflow then waits for what is left of the card's time."""
+    expected = engine.expected
+    if (not rnd.get("wait_token") or rnd.get("paused") or not isinstance(expected, CardFor)
+            or not str(rnd.get("expect_key") or "").startswith("decision:")):
+        return False
+    round_timers, now = timers(rnd), store.now_ms()
+    decision_ends = int(rnd.get("expect_since") or now) + 1000 * round_timers.decision
+    if decision_ends > now + 1000 * round_timers.pause_void:
+        return False
+    rnd["expect_key"], rnd["expect_since"] = expectation_key(expected), now
+    return True
 
 
 def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool = False, hand: int | None = None,
@@ -77,7 +97,7 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         rnd["events"].append(event)
         if done_key:
             rnd["decision_keys"] = {**(rnd.get("decision_keys") or {}), done_key: {"applied": event, "cost": cost}}
-        holder["token"] = take_token(rnd)
+        holder["token"] = None if _card_comes_first(rnd, engine) else take_token(rnd)
         version = int(rnd["version"])
         round_put = store.versioned_put(rnd, version)
         operator = seamless.operator_of(rnd)
