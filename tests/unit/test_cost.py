@@ -70,3 +70,10 @@ def test_bad_arguments_are_refused_before_anything_runs(argv: list[str], said: s
         cli.main(argv)
     assert exited.value.code == 2
     assert said in capsys.readouterr().err
+
+
+def test_the_workflow_costs_the_same_whatever_the_viewers() -> None:
+    # the two plays' first card wait differed (timing): three transitions more in the second
+    low, high = bill(1, 40), dataclasses.replace(bill(100, 1030), transitions=13)
+    at = {v: cost.per_thousand(low, high, v)["Step Functions"] for v in (1, 100, 10_000)}
+    assert at[1] == at[100] == at[10_000] == pytest.approx(1000 * 11.5 * 0.025 / 1000)

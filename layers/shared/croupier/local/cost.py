@@ -99,13 +99,19 @@ def bill_of(game: str, viewers: int, bets: int, cards: int, status: str, transit
         websocket_messages=usage.websocket_messages)
 
 
+BLIND_TO_VIEWERS = ("Step Functions",)
+"""Services the viewers never reach: the workflow knows nothing of the screens. Where its two
+plays differ (a first card wait that the cards came too soon for), that is timing, not viewers."""
+
+
 def per_thousand(low: RoundBill, high: RoundBill, viewers: int) -> dict[str, float]:
     """The cost of 1,000 rounds by service at ``viewers``: measured at ``low.viewers`` and
     ``high.viewers``; between and beyond them along the line through both (each service's cost
-    grows by what a viewer adds)."""
+    grows by what a viewer adds). A service blind to viewers costs the mean of the two plays."""
     a, b = low.usd(), high.usd()
     slope = {s: (b[s] - a[s]) / (high.viewers - low.viewers) for s in SERVICES}
-    return {s: 1000 * max(0.0, a[s] + slope[s] * (viewers - low.viewers)) for s in SERVICES}
+    return {s: 1000 * ((a[s] + b[s]) / 2 if s in BLIND_TO_VIEWERS
+                       else max(0.0, a[s] + slope[s] * (viewers - low.viewers))) for s in SERVICES}
 
 
 # --- playing the rounds -----------------------------------------------------------------------
