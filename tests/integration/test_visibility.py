@@ -60,13 +60,13 @@ def _leaks(polled: dict[str, dict[str, Any]], cards: set[str], scans: set[str]) 
 def test_no_role_reads_a_pok_deng_card_by_any_route_while_bets_are_open(
         h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
     table = h.open_table(h.table("pd-att"), "pok-deng", 81, cut_at=300,
-                         rules={"timers": {**TIMERS, "countdown": 15}})
+                         rules={"timers": {**TIMERS, "countdown": 25}})
     clients = _everyone(h, table.table_id)
     staff_screen = h.watch(h.supervisor.token, [table.table_id])
     real_drain = dealing.drain
 
     def slow_drain(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.25)  # each scan waits in the log a while before it is taken: pollers see it pending
+        time.sleep(0.5)  # each scan waits in the log a while before it is taken: pollers see it pending
         return real_drain(*args, **kwargs)
 
     monkeypatch.setattr(dealing, "drain", slow_drain)
@@ -76,9 +76,24 @@ def test_no_role_reads_a_pok_deng_card_by_any_route_while_bets_are_open(
     dealt = [table.shoe.draw(table.devices) for _ in range(13)]  # the burn, then twelve face down
     scans: list[str] = []
     scanner = threading.Thread(target=lambda: scans.extend(table.devices.scan(card) for card in dealt))
-    scanner.start()
-    leaks: list[str] = []
     states: set[str] = set()
+    read_enough = threading.Event()  # a scan seen pending, or every scan taken
+    reader = Client(h.stack.api_url, h.stack.jwt_secret, h.supervisor.subject, "supervisor")
+
+    def read_the_log() -> None:
+        """The supervisor's device log alone, read as often as it answers until it shows a scan
+        pending or every scan taken (the full polls below are slow: a pending entry could come and
+        go between two of them)."""
+        while not read_enough.is_set():
+            entries = [e for e in reader.get(f"/tables/{table.table_id}/log")["entries"] if e.get("scan_id") in scans]
+            states.update(e["state"] for e in entries)
+            if "pending" in states or (len(entries) == len(dealt) and all(e["state"] != "pending" for e in entries)):
+                read_enough.set()
+
+    log_reader = threading.Thread(target=read_the_log, daemon=True)
+    scanner.start()
+    log_reader.start()
+    leaks: list[str] = []
     while scanner.is_alive():  # every role polls every view it may read, as fast as it can
         polled = _poll(clients, table.table_id, round_id)
         if polled["supervisor"]["round"]["status"] != "betting":
@@ -86,6 +101,9 @@ def test_no_role_reads_a_pok_deng_card_by_any_route_while_bets_are_open(
         leaks += _leaks(polled, set(dealt), set(scans))
         states |= {e["state"] for e in polled["supervisor"].get("log", []) if e.get("scan_id") in scans}
     scanner.join(30)
+    read_enough.wait(30)
+    read_enough.set()
+    log_reader.join(30)
     polled = _poll(clients, table.table_id, round_id)
     assert polled["supervisor"]["round"]["status"] == "betting", "the countdown ended before the check"
     leaks += _leaks(polled, set(dealt), set(scans))
