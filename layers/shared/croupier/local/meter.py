@@ -361,20 +361,20 @@ class Meter:
         resource layer (which turns them back into typed ones to size them)."""
         consistent = bool(params.get("ConsistentRead"))
 
-        def item_size(item: dict[str, Any] | None) -> int:
-            return sized(_typed(item) if item and not _is_typed(item) else item)
+        def size_of(item: dict[str, Any] | None) -> int:
+            return item_size(_typed(item) if item and not _is_typed(item) else item)
 
         units = 0.0
         if operation == "GetItem":
-            units = read_units(item_size(response.get("Item")), consistent=consistent)
+            units = read_units(size_of(response.get("Item")), consistent=consistent)
         elif operation in ("Query", "Scan"):
-            units = read_units(sum(item_size(i) for i in response.get("Items", [])), consistent=consistent)
+            units = read_units(sum(size_of(i) for i in response.get("Items", [])), consistent=consistent)
         elif operation == "BatchGetItem":
             for table, items in response.get("Responses", {}).items():
                 strong = bool(params["RequestItems"].get(table, {}).get("ConsistentRead"))
-                units += sum(read_units(item_size(i), consistent=strong) for i in items)
+                units += sum(read_units(size_of(i), consistent=strong) for i in items)
         elif operation == "TransactGetItems":
-            units = sum(read_units(item_size(r.get("Item")), consistent=True, transactional=True)
+            units = sum(read_units(size_of(r.get("Item")), consistent=True, transactional=True)
                         for r in response.get("Responses", []))
         if units:
             with self._lock:
@@ -424,7 +424,6 @@ def _typed(item: dict[str, Any]) -> dict[str, Any]:
     return {name: serializer.serialize(value) for name, value in item.items()}
 
 
-sized = item_size
 
 _call = threading.local()
 """The DynamoDB call being made on this thread: what :meth:`Meter.before` saw of it."""
