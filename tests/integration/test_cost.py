@@ -30,7 +30,10 @@ def test_a_baccarat_round_and_the_same_round_watched_by_more_viewers(stack: Loca
     assert low.write_units >= 2 * low.bets and low.read_units > 0
     # three more viewers get their messages: at least the round's opening, close and settlement each
     assert high.websocket_messages - low.websocket_messages >= 3 * 3
-    assert high.invocations_by_function.get("PushFunction", 0) >= low.invocations_by_function.get("PushFunction", 0)
+    # the four viewers share one slot: the pushes are one viewer's, give or take how the queue
+    # happens to batch its messages, never four times as many
+    pushes_low, pushes_high = (bill.invocations_by_function.get("PushFunction", 0) for bill in (low, high))
+    assert 0 < pushes_high <= 2 * pushes_low
     assert len(lines) == 2 and all("settled" in line for line in lines)
     # AND the price of 1,000 rounds grows with viewers, the workflow's share does not
     at_1, at_10k = cost.per_thousand(low, high, 1), cost.per_thousand(low, high, 10_000)
