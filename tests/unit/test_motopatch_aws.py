@@ -130,3 +130,36 @@ def test_3_an_event_reaches_an_sqs_target_whole_with_its_account(aws: None) -> N
     body = json.loads(message["Body"])
     assert {"version", "id", "detail-type", "source", "account", "time", "region", "resources", "detail"} <= set(body)
     assert body["account"] and body["detail"] == {"table_id": "t1"}
+
+
+def _live_filters() -> list[Any] | None:
+    """The live function's stream filter criteria, as the template gives them to Lambda."""
+    from croupier.local import template as tpl
+    from croupier.local.stack import _stream_filters, project_root
+
+    template = tpl.load(project_root() / "template.yaml")
+    events = template["Resources"]["LiveFunction"]["Properties"]["Events"]
+    return _stream_filters(events["GameChanges"]["Properties"])
+
+
+def _record(pk: str, sk: str) -> dict[str, Any]:
+    """A stream record as moto keeps it (its creation time a datetime, not yet JSON)."""
+    import datetime
+
+    return {"eventName": "MODIFY", "dynamodb": {
+        "ApproximateCreationDateTime": datetime.datetime(2026, 12, 4, tzinfo=datetime.UTC), "SizeBytes": 1,
+        "Keys": {"pk": {"S": pk}, "sk": {"S": sk}}, "NewImage": {"pk": {"S": pk}, "sk": {"S": sk}}}}
+
+
+def test_stream_filter_criteria_pass_the_records_lambda_would_pass_and_no_other() -> None:
+    # GIVEN the live function's filter criteria, read from the template
+    patterns = _live_filters()
+    assert patterns
+    # WHEN records of each kind of item are matched as Lambda matches them (EventBridge patterns)
+    passed = {(pk, sk): motopatch._passes(patterns, _record(pk, sk)) for pk, sk in (
+        ("ROUND#r1", "META"), ("ROUND#r1#SHARD#003", "BET#b1"), ("TABLE#t1", "META"), ("LOG#t1", "E#00000007"),
+        ("LOG#t1", "HEAD"), ("ROUND#r1#PLAYER#p1", "BETS"), ("ROUND#RULES#abc", "RULES"), ("WATCH#t1", "001#c1"),
+        ("CONN#c1", "META"), ("SHOE#t1#s1", "RESULTS"))}
+    # THEN the items whose changes are events pass; the log's head, bet summaries, rules and screens do not
+    assert [key for key, ok in passed.items() if ok] == [
+        ("ROUND#r1", "META"), ("ROUND#r1#SHARD#003", "BET#b1"), ("TABLE#t1", "META"), ("LOG#t1", "E#00000007")]

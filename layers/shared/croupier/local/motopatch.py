@@ -45,8 +45,8 @@ _state = threading.local()
 _applied: dict[str, bool] = {}
 _LOCK = threading.RLock()
 """Serializes moto's DynamoDB (see 1); the stream deliveries take their records under it."""
-stream_filters: dict[str, tuple[str, ...] | None] = {}
-"""Function ARN -> the key prefixes (``pk``) of the stream records it receives (its filter criteria)."""
+stream_filters: dict[str, list[Any] | None] = {}
+"""Function ARN -> its filter criteria's patterns (moto's ``EventPattern``; None: every record)."""
 _deliveries: dict[int, _Delivery] = {}
 _pending: set[int] = set()
 _stopped = threading.Event()
@@ -245,9 +245,8 @@ class _Delivery:
             if not records:
                 continue
             for arn, esm in list(self.shard.table.lambda_event_source_mappings.items()):
-                prefixes = stream_filters.get(arn)
-                wanted = [r for r in records if prefixes is None or any(
-                    str(r.record["dynamodb"]["Keys"].get("pk", {}).get("S", "")).startswith(p) for p in prefixes)]
+                patterns = stream_filters.get(arn)
+                wanted = [r for r in records if patterns is None or _passes(patterns, r.record)]
                 backend = get_backend(self.shard.account_id, arn.split(":")[3])
                 for _ in range(5):  # a batch with failed records goes again from the first of them
                     if not wanted or _stopped.is_set():
@@ -258,6 +257,13 @@ class _Delivery:
                         break
                     wanted = [r for r in wanted if int(r.record["dynamodb"]["SequenceNumber"]) >= failed]
                     time.sleep(0.2)
+
+
+def _passes(patterns: list[Any], record: dict[str, Any]) -> bool:
+    """Does a stream record pass a function's filter criteria (any of its patterns)? Matched on the
+    record as JSON, as the function receives it (moto keeps its creation time as a datetime)."""
+    plain = json.loads(json.dumps(record, default=str))
+    return any(pattern.matches_event(plain) for pattern in patterns)
 
 
 def _first_failure(answer: Any) -> int | None:

@@ -53,15 +53,14 @@ second here), so that a test sees a retried credit within its own time."""
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
-def _key_prefixes(props: dict[str, Any]) -> tuple[str, ...] | None:
-    """The ``pk`` prefixes of a DynamoDB event's filter criteria (None: every record)."""
-    prefixes: list[str] = []
-    for entry in (props.get("FilterCriteria") or {}).get("Filters", []):
-        pattern = json.loads(entry["Pattern"])
-        for rule in pattern.get("dynamodb", {}).get("Keys", {}).get("pk", {}).get("S", []):
-            if isinstance(rule, dict) and "prefix" in rule:
-                prefixes.append(str(rule["prefix"]))
-    return tuple(prefixes) or None
+def _stream_filters(props: dict[str, Any]) -> list[Any] | None:
+    """A DynamoDB event's filter criteria, each pattern matched as Lambda matches it (EventBridge's
+    pattern syntax, over the whole stream record); a record goes to the function when any of them
+    matches it. None: every record."""
+    from moto.events.models import EventPattern
+
+    patterns = [EventPattern.load(entry["Pattern"]) for entry in (props.get("FilterCriteria") or {}).get("Filters", [])]
+    return patterns or None
 
 
 def project_root() -> Path:
@@ -461,7 +460,7 @@ class LocalStack:
                         EventSourceArn=event["Properties"]["Stream"], FunctionName=props["FunctionName"],
                         StartingPosition=event["Properties"].get("StartingPosition", "LATEST"),
                         BatchSize=int(event["Properties"].get("BatchSize", 100)))
-                    motopatch.stream_filters[mapping["FunctionArn"]] = _key_prefixes(event["Properties"])
+                    motopatch.stream_filters[mapping["FunctionArn"]] = _stream_filters(event["Properties"])
                 elif event["Type"] == "Api":
                     self._add_route(event["Properties"], props["FunctionName"])
         for logical in by_type.get("AWS::Serverless::StateMachine", []):
