@@ -99,7 +99,7 @@ def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> N
     assert not [e for e in rnd["events"] if e.get("action", {}).get("action") == "timeout"], (round_id, said)
     # every bet's net: the engine's replay of the physical round
     bets, balances = _system_bets_and_balances(rnd)
-    replayed = physical.replayed_nets(rnd["game"], rnd.get("rules") or {}, int(rnd["round_in_shoe"]), bets, balances)
+    replayed = physical.replayed_nets(rnd["game"], store.round_rules(rnd), int(rnd["round_in_shoe"]), bets, balances)
     settled = {b["bet_id"]: b for b in store.round_bets(round_id, int(rnd["shards"]))}
     assert {bet_id: int(b["result"]["net"]) for bet_id, b in settled.items() if bet_id in replayed} == replayed
     assert all(b["status"] == "settled" for b in settled.values())

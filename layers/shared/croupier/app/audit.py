@@ -236,7 +236,7 @@ def transcript_of(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> Trans
     bets = None if rnd.get("engine_bets") else [
         bet_from_item(b) for b in sorted(bet_items, key=lambda b: b["bet_id"]) if b["status"] == "settled"]
     engine = rebuild(rnd, bets)
-    return Transcript.of(engine, rules=rnd.get("rules") or {}, balances=rnd.get("balances") or None)
+    return Transcript.of(engine, rules=store.round_rules(rnd), balances=rnd.get("balances") or None)
 
 
 def _replay_problem(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> str | None:

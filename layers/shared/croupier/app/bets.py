@@ -18,7 +18,6 @@ from typing import Any
 
 from .. import betting
 from ..games.base import Bet
-from ..rules import load_rules
 from . import alerts, operators, seamless, store, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, Funds, StateConflict
@@ -162,7 +161,7 @@ def close_betting(round_id: str) -> dict[str, Any]:
     if rnd["status"] != "closing":
         return rnd
     bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == "open"]
-    rules = load_rules(rnd["game"], rnd.get("rules") or {})
+    rules = table_rules(rnd)
     refunds: list[str] = []
     engine_bets: list[Bet] = []
     seats_after = rnd.get("seats") or {}

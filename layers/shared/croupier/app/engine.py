@@ -12,6 +12,7 @@ from typing import Any
 
 from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, Expectation, FollowWindow, InsuranceWindow, RoundEngine
+from . import store
 
 
 def bet_from_item(item: dict[str, Any]) -> Bet:
@@ -51,7 +52,7 @@ def rebuild(round_item: dict[str, Any], bets: Sequence[Bet] | None = None) -> Ro
     engine = new_round(
         round_item["game"],
         list(bets) if bets is not None else engine_bets,
-        overrides=round_item.get("rules") or {},
+        overrides=store.round_rules(round_item),
         round_in_shoe=int(round_item.get("round_in_shoe", 1)),
         balances=round_item.get("balances") or None,
         validate=False,

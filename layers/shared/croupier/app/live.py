@@ -56,7 +56,7 @@ def _hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
 
 def _fresh(rnd: dict[str, Any]) -> RoundEngine:
     return new_round(rnd["game"], [bet_from_item(b) for b in rnd.get("engine_bets", [])],
-                     overrides=rnd.get("rules") or {}, round_in_shoe=int(rnd.get("round_in_shoe", 1)),
+                     overrides=store.round_rules(rnd), round_in_shoe=int(rnd.get("round_in_shoe", 1)),
                      balances=rnd.get("balances") or None, validate=False)
 
 

@@ -43,7 +43,7 @@ def retry(fn: Callable[[], T], attempts: int = 20) -> T:
 
 def table_rules(item: dict[str, Any]) -> Rules:
     """The rules of a table or round item (the game's defaults with the item's overrides)."""
-    return load_rules(item["game"], item.get("rules") or {})
+    return load_rules(item["game"], store.round_rules(item))
 
 
 def timers(item: dict[str, Any]) -> Timers:
@@ -82,8 +82,9 @@ def start_round(table_id: str) -> dict[str, Any]:
             **store.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
             "wallet": seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
-            # once the game's defaults change
-            "rules": rules.model_dump(mode="json", by_alias=True), "round_in_shoe": number, "shoe_id": shoe.shoe_id,
+            # once the game's defaults change; stored apart, once, as every round is written often
+            "rules_id": store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
+            "round_in_shoe": number, "shoe_id": shoe.shoe_id,
             "last_round": shoe.is_last_round, "status": "betting", "paused": False, "events": [],
             "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
             "created_at": now, "closes_at": now + rules.timers.countdown * 1000,

@@ -9,7 +9,10 @@ pk                                         sk                 what
 =========================================  =================  ======================================
 ``TABLE#{table}``                          ``META``           game, rules, reader, seats, shoe, round
 ``ROUND#{round}``                          ``META``           status, version, engine events, bets
-                                                              the engine needs, wait token
+                                                              the engine needs, wait token, the id
+                                                              of its rules
+``ROUND#RULES#{digest}``                   ``RULES``          a round's rules in full, shared by
+                                                              every round played under them
 ``ROUND#{round}#SHARD#{n}``                ``BET#{bet}``      one bet (sharded: bursts spread over
                                                               ``BET_SHARDS`` partitions); GSI
                                                               ``PLAYER#{player}`` / ``{time}#{bet}``
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -136,9 +140,10 @@ def generation() -> int:
 
 
 def reset_clients() -> None:
-    """Forget cached clients (tests start a fresh mock per test)."""
+    """Forget cached clients, and what was read through them (tests start a fresh mock per test)."""
     _generation[0] += 1
     settings.cache_clear()
+    _rules.clear()
 
 
 def plain(value: Any) -> Any:
@@ -318,13 +323,67 @@ def save_table(table: dict[str, Any]) -> dict[str, Any]:
     return put_versioned(game_table(), table, int(table["version"]))
 
 
+# --- a round's rules: stored once, read once per execution environment ------------------------
+
+def _one_environment() -> str | None:
+    return None
+
+
+container: Callable[[], str | None] = _one_environment
+"""Which function's execution environment runs this code: on AWS a process is one. The local
+stack runs every function in one process and names the function acting here, so that what one
+function has read is not known to another (on AWS each has its own memory, and reads for itself)."""
+_rules: dict[tuple[str | None, str], dict[str, Any]] = {}
+
+
+def rules_key(rules_id: str) -> dict[str, str]:
+    return {"pk": f"ROUND#RULES#{rules_id}", "sk": "RULES"}
+
+
+def keep_rules(rules: dict[str, Any]) -> str:
+    """Store a round's rules in full under their digest, which the round item carries instead
+    (``rules_id``): a round is written a dozen times, its rules once. Rules with that digest
+    stored already stay as they are (the same rules); returns the digest."""
+    text = json.dumps(rules, sort_keys=True, separators=(",", ":"))
+    rules_id = hashlib.sha256(text.encode()).hexdigest()[:32]
+    seen = (container(), rules_id)
+    if seen not in _rules:
+        try:
+            game_table().put_item(Item={**rules_key(rules_id), "rules": rules},
+                                  ConditionExpression="attribute_not_exists(pk)")
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+        _rules[seen] = plain(rules)
+    return rules_id
+
+
+def round_rules(item: dict[str, Any]) -> dict[str, Any]:
+    """The rules of a round item (its ``rules_id``'s, read once and kept: they never change), or
+    the rules an item carries itself (a table's overrides; a round written before its rules
+    were stored apart)."""
+    rules_id = item.get("rules_id")
+    if not rules_id:
+        return dict(item.get("rules") or {})
+    seen = (container(), str(rules_id))
+    if seen not in _rules:
+        found = get(game_table(), rules_key(str(rules_id)))
+        if found is None:
+            raise LookupError(f"round {item.get('round_id')}: its rules {rules_id} are not stored")
+        _rules[seen] = found["rules"]
+    return json.loads(json.dumps(_rules[seen]))  # the caller's own copy
+
+
 def register_wait(round_id: str, version: int, token: str, at: int) -> bool:
     """Keep the workflow's task token on the round if the round is still at ``version`` (nothing
-    happened since the workflow asked what it waits for); False otherwise."""
+    happened since the workflow asked what it waits for); False otherwise. The tokens spent before
+    go: the workflow waiting again has taken its last wake (``woken_token``) and its countdown
+    (``countdown_token``), and a round item carries no more than one token from here on."""
     try:
         game_table().update_item(
             Key=round_key(round_id),
-            UpdateExpression="SET wait_token = :t, wait_registered_at = :at, version = :next",
+            UpdateExpression="SET wait_token = :t, wait_registered_at = :at, version = :next "
+                             "REMOVE woken_token, countdown_token",
             ConditionExpression="version = :v",
             ExpressionAttributeValues={":t": token, ":v": version, ":next": version + 1, ":at": at},
         )

@@ -231,6 +231,10 @@ class LocalStack:
         warnings.filterwarnings("ignore", message="No application metrics to publish")
         motopatch.run_functions_in_process(self.invoke)
         motopatch.apply()
+        from ..app import store
+
+        store.reset_clients()  # a fresh moto: nothing read from another is true here
+        store.container = iam.acting  # each function keeps what it read to itself, as on AWS
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         server.start()
         self._servers.append(server)
