@@ -52,6 +52,9 @@ class Section:
     title: str
     run: str
     """``"module:function"`` in ``scripts/``, imported only when the section runs."""
+    readme: str = ""
+    """``"module:function"`` in ``scripts/``: the README's block of this section's figures, from
+    them and the run (the README's ``<!-- bench:NAME -->`` block); empty: the README shows none."""
 
 
 SECTIONS: list[Section] = [
@@ -71,7 +74,8 @@ SECTIONS: list[Section] = [
             "bench_proofs:screens"),
     Section("stack", "The application on the local stack: one round each, and rounds of 1,000 and 10,000 bets",
             "bench_proofs:stack"),
-    Section("cost", "What a round costs on AWS, counted from its calls: croupier cost", "bench_cost:cost"),
+    Section("cost", "What a round costs on AWS, counted from its calls: croupier cost", "bench_cost:cost",
+            readme="bench_cost:readme_table"),
     Section("seamless", "Seamless wallets: bets at an operator's wallet (at once, 50 ms), calls per bet, "
             "credits after a 60 s outage", "bench_proofs:seamless"),
     Section("demo", "The README's main command, make demo, timed whole (set-up aside)", "bench_proofs:demo"),
@@ -304,6 +308,7 @@ def pin_to_one_core(core: int | None) -> str:
 
 
 DOCUMENT = ROOT / "docs" / "benchmarks.md"
+README = ROOT / "README.md"
 _BLOCK = re.compile(r"<!-- bench:(?P<name>[a-z0-9_-]+) -->\n.*?<!-- /bench:(?P=name) -->\n", re.S)
 
 
@@ -362,6 +367,27 @@ def write_document(path: Path, measured: dict[str, list[Figure]], run: Run, *, w
     body = [kept[s.name] for s in SECTIONS if s.name in kept]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(head) + "\n" + "\n".join(body), encoding="utf-8")
+
+
+def write_readme(path: Path, measured: dict[str, list[Figure]], run: Run) -> list[str]:
+    """Replace the README's block of each measured section that has one (``Section.readme``) with
+    what this run measured; returns the sections written. A section the README has no block for
+    is left out: the README says where its figures are."""
+    text = path.read_text(encoding="utf-8")
+    written = []
+    for section in SECTIONS:
+        if not section.readme or not measured.get(section.name):
+            continue
+        module, func = section.readme.split(":")
+        body: str = getattr(import_module(module), func)(measured[section.name], run)
+        name = re.escape(section.name)
+        block = f"<!-- bench:{section.name} -->\n{body.rstrip()}\n<!-- /bench:{section.name} -->\n"
+        pattern = re.compile(rf"<!-- bench:{name} -->\n.*?<!-- /bench:{name} -->\n", re.S)
+        text, found = pattern.subn(lambda _, block=block: block, text)
+        if found:
+            written.append(section.name)
+    path.write_text(text, encoding="utf-8")
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -430,6 +456,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if write:
         write_document(args.document, measured, run_info, whole=whole)
         print(f"written: {_display(args.document)}" + ("" if whole else f" (sections {', '.join(measured)})"))
+        if not opts.quick and args.document == DOCUMENT:  # a rough run, or a test's page, is not the README's
+            readme = write_readme(README, measured, run_info)
+            if readme:
+                print(f"written: {_display(README)} (sections {', '.join(readme)})")
     else:
         print(f"not written: {_display(args.document)} (a partial run; --write replaces its sections there)"
               if not whole else f"not written: {_display(args.document)} (--no-write)")

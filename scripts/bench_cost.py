@@ -9,13 +9,18 @@ what it needs) and at most $1.80 at 100 viewers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bench import Figure, Options, isolated
+from bench import Figure, Options, Run, isolated
 
 TARGETS = {("baccarat", 1): 0.85, ("baccarat", 100): 1.80}
 TRANSITIONS = {"baccarat": 10, "pok-deng": 10}
+GAMES = {"baccarat": "Baccarat", "pok-deng": "Pok Deng", "deluxe-blackjack": "Deluxe Blackjack",
+         "blackjack": "Blackjack (classic)"}
+ROUND = re.compile(r"^(?P<game>[a-z-]+), (?P<bets>\d+) bets, (?P<cards>\d+) cards: state transitions$")
+"""A round's transitions figure's label: the game, its bets and its cards."""
 
 
 def measure(games: tuple[str, ...], viewers: int) -> dict[str, Any]:
@@ -49,3 +54,23 @@ def cost(opts: Options) -> Iterable[Figure]:
             yield Figure(f"cost.{game}.usd_per_1000_at_{at}", f"{game}: 1,000 rounds at {int(at):,} viewers",
                          round(total, 2), "USD", TARGETS.get((game, int(at))), higher_is_better=False,
                          note=f"{note}; the largest share: {biggest} {100 * by_service[biggest] / total:.0f}%")
+
+
+def readme_table(figures: Sequence[Figure], run: Run) -> str:
+    """The README's table of what 1,000 rounds cost, from a run's figures of this section."""
+    rounds = {m["game"]: m for f in figures if (m := ROUND.match(f.label))}
+    usd = {f.key.removeprefix("cost."): f.value for f in figures if ".usd_per_1000_at_" in f.key}
+    viewers = sorted({int(key.rsplit("_", 1)[1]) for key in usd})
+
+    def money(value: float) -> str:
+        return f"${value:,.2f}" if value < 10 else f"${value:,.0f}"
+
+    lines = ["| 1,000 rounds of | bets, cards | " + " | ".join(
+                 f"{v:,} viewer{'s' if v > 1 else ''}" for v in viewers) + " |",
+             "| --- | --- | " + " | ".join("---:" for _ in viewers) + " |"]
+    for game, seen in rounds.items():
+        lines.append(f"| {GAMES.get(game, game)} | {seen['bets']} bets, {seen['cards']} cards | " + " | ".join(
+            money(usd[f"{game}.usd_per_1000_at_{v}"]) for v in viewers) + " |")
+    lines += ["", f"Written by `{run.command}` on {run.date} at commit {run.commit} "
+              "([benchmarks.md](docs/benchmarks.md), section `cost`)."]
+    return "\n".join(lines) + "\n"

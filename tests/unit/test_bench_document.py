@@ -43,3 +43,29 @@ def test_a_partial_run_replaces_only_its_sections(tmp_path: Path) -> None:
     assert "40.1" in text and "38.7" not in text  # roads replaced, and says when and how
     assert "Measured 2026-12-02 11:00 UTC at commit abc123 with `scripts/bench.py --only roads --write`" in text
     assert text.index("## engines") < text.index("## roads")
+
+
+def test_a_run_of_the_cost_section_writes_the_readmes_table_and_nothing_else_of_it(tmp_path: Path) -> None:
+    # GIVEN a README with the cost block (and text around it), and a run's figures of that section
+    bench = _bench()
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    readme = tmp_path / "README.md"
+    readme.write_text("# Croupier\n\nbefore\n<!-- bench:cost -->\nold table\n<!-- /bench:cost -->\nafter\n",
+                      encoding="utf-8")
+    figures = [bench.Figure("cost.baccarat.transitions", "baccarat, 7 bets, 4 cards: state transitions", 10,
+                            "transitions")]
+    figures += [bench.Figure(f"cost.baccarat.usd_per_1000_at_{v}", f"baccarat: 1,000 rounds at {v:,} viewers",
+                             usd, "USD") for v, usd in ((1, 0.6), (100, 1.52), (10_000, 93.92))]
+    run = bench.Run(command="scripts/bench.py --only cost --write", date="2026-12-04 08:00 UTC", commit="abc123",
+                    machine={}, where="pinned", note="load 0")
+    # WHEN the README is written from them
+    written = bench.write_readme(readme, {"cost": figures, "roads": []}, run)
+    # THEN the block holds the run's table, with its command, date and commit; the rest is as it was
+    text = readme.read_text(encoding="utf-8")
+    assert written == ["cost"]
+    assert "| Baccarat | 7 bets, 4 cards | $0.60 | $1.52 | $94 |" in text
+    assert "| 1,000 rounds of | bets, cards | 1 viewer | 100 viewers | 10,000 viewers |" in text
+    assert "`scripts/bench.py --only cost --write` on 2026-12-04 08:00 UTC at commit abc123" in text
+    assert "old table" not in text and text.startswith("# Croupier\n\nbefore\n<!-- bench:cost -->\n")
+    assert text.endswith("<!-- /bench:cost -->\nafter\n")
