@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
+from . import clock
 from .aws import boto3
 from .config import settings
 
@@ -84,7 +84,7 @@ def idempotent_replay(response: Any, idempotent_data: Any) -> Any:
 
 def publish(detail_type: str, detail: dict[str, Any]) -> bool:
     """Put one event of the application on the table bus. Never raises: False if it failed."""
-    body = {"schema_version": SCHEMA_VERSION, "at": int(time.time() * 1000), **detail}
+    body = {"schema_version": SCHEMA_VERSION, "at": clock.now_ms(), **detail}
     return _put([(detail_type, body)]) == 1
 
 

@@ -18,13 +18,12 @@ Checks, over every wallet and every round of the two tables:
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..transcript import Transcript, replay
-from . import reconcile, store
+from . import clock, reconcile, store
 from .engine import bet_from_item, rebuild
 
 
@@ -84,7 +83,7 @@ def run_audit(operator_view: reconcile.OperatorView | None = None,
     for look in range(2, looks + 1):
         if report.ok:
             break
-        time.sleep(pause)
+        clock.sleep(pause)
         report = _look(operator_view, operator_report)
         report.looks = look
     return report

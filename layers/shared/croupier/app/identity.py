@@ -9,10 +9,10 @@ are the user pool groups: ``player``, ``operator``, ``dealer`` (the dealer conso
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from . import clock
 from .errors import Forbidden, Unauthorized
 
 ROLES = ("player", "operator", "dealer", "supervisor")
@@ -82,7 +82,7 @@ def issue_local_token(secret: str, subject: str, role: str, account_kind: str = 
     import jwt  # the local stack's dependency: on AWS Cognito issues and checks the tokens
 
     claims: dict[str, Any] = {"sub": subject, "cognito:groups": [role], "custom:account_kind": account_kind,
-                              "exp": int(time.time()) + ttl, "iss": LOCAL_ISSUER}
+                              "exp": clock.now_s() + ttl, "iss": LOCAL_ISSUER}
     if table:
         claims["custom:table"] = table
     return jwt.encode(claims, secret, algorithm=LOCAL_ALGORITHM, headers={"typ": "JWT"})
@@ -93,11 +93,14 @@ def verify_local_token(secret: str, token: str) -> dict[str, Any]:
     ``none``, no other algorithm), a valid signature, a numeric ``exp`` in the future, a subject."""
     import jwt
 
-    try:
+    try:  # the expiry is checked on the application's clock (the library's is the machine's)
         claims: dict[str, Any] = jwt.decode(token, secret, algorithms=[LOCAL_ALGORITHM],
-                                            options={"require": ["exp", "sub"]})
-    except jwt.ExpiredSignatureError as exc:
-        raise Unauthorized("the token has expired", reason="expired-token") from exc
+                                            options={"require": ["exp", "sub"], "verify_exp": False})
     except jwt.InvalidTokenError as exc:
         raise Unauthorized(f"the token is not valid: {exc}", reason="bad-token") from exc
+    expires = claims["exp"]
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        raise Unauthorized("the token is not valid: Expiration Time claim (exp) must be a number", reason="bad-token")
+    if expires <= clock.current().time():
+        raise Unauthorized("the token has expired", reason="expired-token")
     return claims

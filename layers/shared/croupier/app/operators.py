@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from . import clock
 from .aws import boto3
 from .config import settings
 from .errors import AppError
@@ -71,7 +71,7 @@ def parameter_name(operator: str) -> str:
 def load(operator: str) -> Operator:
     """The operator's wallet, from its SSM parameter (cached a minute). An operator without one,
     or with one that is not a valid wallet, is refused with what is missing."""
-    now = time.monotonic()
+    now = clock.monotonic()
     with _lock:
         cached = _cache.get(operator)
     if cached and now - cached[0] < MAX_AGE_S:

@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import time
 import uuid
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -52,7 +51,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from . import store, visibility
+from . import clock, store, visibility
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
@@ -158,7 +157,7 @@ def _audience_keys(table: str, who: Identity, connection_id: str) -> list[dict[s
 def connect(connection_id: str, who: Identity, token_expires_at: int | None = None) -> None:
     """Keep a connection that presented a valid token: who it is, and until when (the token's
     ``exp``, seconds since the epoch; at most the connection's two hours)."""
-    expires = int(time.time()) + CONNECTION_HOURS * 3600
+    expires = clock.now_s() + CONNECTION_HOURS * 3600
     store.game_table().put_item(Item={
         **_connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
         "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
@@ -170,7 +169,7 @@ def token_expired(item: dict[str, Any], now: float | None = None) -> bool:
     """Has the token of a connection (or of its watch item) expired? An item that names no
     token expiry lives as long as the connection (``expires_at``)."""
     until = item.get("token_expires_at", item.get("expires_at"))
-    return until is not None and int(until) <= int(now if now is not None else time.time())
+    return until is not None and int(until) <= int(now if now is not None else clock.now_s())
 
 
 def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> int:
@@ -239,7 +238,7 @@ MESSAGES_PER_SECOND = 5
 def admit(connection_id: str) -> None:
     """Count one message of the connection in its current second; over
     :data:`MESSAGES_PER_SECOND`, refused (``too-many-messages``) before anything is done."""
-    second = int(time.time())
+    second = clock.now_s()
     table = store.game_table()
     names = {"#w": "msg_second"}
     try:
@@ -475,7 +474,7 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
     if not _pool:
         _pool.append(ThreadPoolExecutor(settings().push_workers, thread_name_prefix="push"))
 
-    now = time.time()
+    now = clock.current().time()
 
     def one(watcher: dict[str, Any]) -> str:
         if token_expired(watcher, now):  # its token ran out: nothing more for it, and it is closed

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from ..wallet_contract import canonical, signed_headers, transaction_id
-from . import alerts, operators, store
+from . import alerts, clock, operators, store
 from .aws import boto3
 from .config import settings
 from .errors import AppError, Funds
@@ -123,7 +122,7 @@ def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outco
     url = operator.url.rstrip("/") + "/" + call
     data = canonical(body)
     headers = signed_headers(operator.id, operator.secret, urlsplit(url).path, data, store.now_ms())
-    started = time.monotonic()
+    started = clock.monotonic()
     status: int | None = None
     try:
         request = urllib.request.Request(url, data=data, headers=headers, method="POST")
@@ -148,7 +147,7 @@ def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outco
 
 
 def _ms(started: float) -> int:
-    return int((time.monotonic() - started) * 1000)
+    return int((clock.monotonic() - started) * 1000)
 
 
 def balance(operator_id: str, player: str) -> tuple[int, str]:

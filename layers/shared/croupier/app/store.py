@@ -41,7 +41,6 @@ import contextlib
 import hashlib
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -49,6 +48,7 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
+from . import clock
 from .aws import boto3
 from .config import settings
 from .errors import NotFound
@@ -83,7 +83,7 @@ def until_it_wins(attempt: Callable[[], T], *, lost: type[Exception], attempts: 
     ``lost`` (the write lost a race), at most ``attempts`` times with :data:`BACKOFF` between;
     then raise ``busy()``. Any other exception (a domain error) ends it at once."""
     retrying = Retrying(retry=retry_if_exception_type(lost), stop=stop_after_attempt(attempts), wait=BACKOFF,
-                        reraise=False)
+                        sleep=clock.sleep, reraise=False)
     try:
         return retrying(attempt)
     except RetryError:
@@ -158,7 +158,7 @@ def plain(value: Any) -> Any:
 
 
 def now_ms() -> int:
-    return int(time.time() * 1000)
+    return clock.now_ms()
 
 
 # --- keys ------------------------------------------------------------------------------------

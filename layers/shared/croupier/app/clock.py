@@ -1,0 +1,103 @@
+"""Time, as the application reads it: one port, so that the same code runs on the machine's clock
+(Lambda, the local stack) and on a virtual clock that only moves when told (a deterministic
+simulation, a test that must not wait for real seconds).
+
+Nothing else in ``croupier.app`` reads the machine's time or sleeps: it asks :func:`now_ms`,
+:func:`now_s`, :func:`monotonic` or :func:`sleep` here (``tests/unit/test_clock.py`` keeps it so).
+The clock in use is process-wide: a Lambda process has one, and a simulation runs in one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def time(self) -> float:
+        """Seconds since the epoch (the wall clock: what is stored and shown)."""
+
+    def monotonic(self) -> float:
+        """Seconds from an arbitrary start that never goes back (durations)."""
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` pass."""
+
+
+class MachineClock:
+    """The machine's clock: what deploys."""
+
+    def time(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+SIMULATION_EPOCH = 1_798_761_600.0
+"""Where a virtual clock starts unless told: 2027-01-01 00:00 UTC."""
+
+
+class VirtualClock:
+    """A clock that moves only when told to: :meth:`advance`, or a :meth:`sleep`, which moves it at
+    once by the time slept (whoever sleeps in a simulation is the only one running). ``slept``
+    keeps every sleep, in order."""
+
+    def __init__(self, start: float = SIMULATION_EPOCH) -> None:
+        self._wall, self._elapsed = float(start), 0.0
+        self.slept: list[float] = []
+
+    def time(self) -> float:
+        return self._wall + self._elapsed
+
+    def monotonic(self) -> float:
+        return self._elapsed
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.advance(seconds)
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError(f"time does not go back: advance by {seconds} s")
+        self._elapsed += seconds
+
+
+_current: list[Clock] = [MachineClock()]
+
+
+def current() -> Clock:
+    return _current[-1]
+
+
+@contextlib.contextmanager
+def using(clock: Clock) -> Iterator[Clock]:
+    """Run the code inside on ``clock`` (then back to the one before)."""
+    _current.append(clock)
+    try:
+        yield clock
+    finally:
+        _current.remove(clock)
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch."""
+    return int(current().time() * 1000)
+
+
+def now_s() -> int:
+    """Whole seconds since the epoch."""
+    return int(current().time())
+
+
+def monotonic() -> float:
+    return current().monotonic()
+
+
+def sleep(seconds: float) -> None:
+    current().sleep(seconds)

@@ -1,0 +1,89 @@
+"""The clock port (``croupier.app.clock``): the application reads time and sleeps only through it,
+so that on a virtual clock it neither reads the machine's time nor waits for real seconds."""
+
+from __future__ import annotations
+
+import ast
+import time
+from pathlib import Path
+
+import pytest
+
+from croupier.app import clock, identity, push, store
+from croupier.app.errors import Unauthorized
+
+APP = Path(clock.__file__).parent
+MACHINE_TIME = {"time", "sleep", "monotonic", "time_ns", "monotonic_ns", "perf_counter"}
+
+
+def test_no_module_of_the_application_but_the_clock_reads_the_machines_time() -> None:
+    # GIVEN every module of croupier.app; WHEN their code is read
+    offenders = []
+    for path in sorted(APP.rglob("*.py")):
+        if path.name == "clock.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and any(a.name == "time" for a in node.names):
+                offenders.append(f"{path.name}:{node.lineno} imports time")
+            elif isinstance(node, ast.ImportFrom) and node.module in ("time", "datetime"):
+                offenders.append(f"{path.name}:{node.lineno} imports from {node.module}")
+            elif (isinstance(node, ast.Attribute) and node.attr in MACHINE_TIME | {"now", "utcnow"}
+                  and isinstance(node.value, ast.Name) and node.value.id in ("time", "datetime")):
+                offenders.append(f"{path.name}:{node.lineno} calls {node.value.id}.{node.attr}")
+    # THEN none reads the machine's clock or sleeps on it but through the port
+    assert offenders == []
+
+
+def test_a_virtual_clock_moves_only_when_told_and_a_sleep_moves_it_at_once() -> None:
+    virtual = clock.VirtualClock(start=1_800_000_000.5)
+    started = time.monotonic()
+    with clock.using(virtual):
+        assert clock.now_ms() == 1_800_000_000_500 and clock.now_s() == 1_800_000_000
+        assert clock.monotonic() == 0.0
+        clock.sleep(3600)  # an hour, in no real time
+        virtual.advance(0.25)
+        assert clock.now_ms() == 1_800_003_600_750 and clock.monotonic() == 3600.25
+        with pytest.raises(ValueError, match="does not go back"):
+            virtual.advance(-1)
+    assert time.monotonic() - started < 1.0
+    assert virtual.slept == [3600]
+    assert abs(clock.now_s() - time.time()) < 5  # the machine's clock again outside
+
+
+def test_the_applications_times_are_the_clocks() -> None:
+    # GIVEN a virtual clock at a known instant
+    with clock.using(clock.VirtualClock(start=1_800_000_000.0)) as virtual:
+        # WHEN the application stamps, signs and expires by it
+        stamped = store.now_ms()
+        token = identity.issue_local_token("s" * 32, "p1", "player", ttl=60)
+        claims = identity.verify_local_token("s" * 32, token)
+        item = {"expires_at": 1_800_000_030}
+        # THEN every time is the clock's: the stamp, the token's expiry, a connection's expiry
+        assert stamped == 1_800_000_000_000
+        assert claims["exp"] == 1_800_000_060
+        assert not push.token_expired(item)
+        virtual.advance(31)
+        assert push.token_expired(item)
+        virtual.advance(30)  # the token's 60 s are over on the clock, if not on the machine's
+        with pytest.raises(Unauthorized, match="expired"):
+            identity.verify_local_token("s" * 32, token)
+
+
+def test_a_write_that_keeps_losing_backs_off_on_the_clock_not_in_real_time() -> None:
+    # GIVEN a write that loses its race four times, then wins
+    outcomes = iter([True, True, True, True, False])
+
+    def attempt() -> str:
+        if next(outcomes):
+            raise store.Conflict("lost")
+        return "won"
+
+    started = time.monotonic()
+    with clock.using(clock.VirtualClock()) as virtual:
+        # WHEN it is retried until it wins
+        won = store.until_it_wins(attempt, lost=store.Conflict, attempts=10, busy=lambda: RuntimeError("busy"))
+    assert won == "won"
+    # THEN its four backoffs were slept on the virtual clock, within the backoff's bounds
+    assert len(virtual.slept) == 4 and all(0 <= s <= 0.25 for s in virtual.slept)
+    assert time.monotonic() - started < 1.0
