@@ -181,9 +181,11 @@ def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
 
 
 def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
+    """Close the round once every bet is closed; what it answers names the table, whose device
+    log the caller drains next (:func:`croupier.app.tasks.run_settlement_task`)."""
     rnd = store.load_round(round_id)
     if rnd["status"] == to_status:
-        return {"status": to_status}
+        return {"status": to_status, "table_id": rnd["table_id"]}
     if rnd["status"] != from_status:
         raise StateConflict(f"round {round_id} is {rnd['status']}", reason="bad-status")
     bets = store.round_bets(round_id, int(rnd["shards"]))
@@ -214,10 +216,7 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
         return current
 
     retry(write)
-    from .dealing import drain  # cards scanned after the round's end are told about now
-
-    drain(rnd["table_id"])
-    return {"status": to_status, "house_result": house, "bets": len(bets)}
+    return {"status": to_status, "table_id": rnd["table_id"], "house_result": house, "bets": len(bets)}
 
 
 def finish_settlement(round_id: str) -> dict[str, Any]:

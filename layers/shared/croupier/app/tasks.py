@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from . import settlement, steps
+from . import dealing, settlement, steps
 
 
 class RoundTask(BaseModel):
@@ -69,9 +69,11 @@ def run_settlement_task(task: SettlementTask) -> dict[str, Any]:
         return settlement.settle_shards(task.round_id, task.shard_list())
     if task.op == "refund-shard":
         return settlement.refund_shards(task.round_id, task.shard_list())
-    if task.op == "finish-settlement":
-        return settlement.finish_settlement(task.round_id)
-    return settlement.finish_void(task.round_id)
+    finished = (settlement.finish_settlement if task.op == "finish-settlement" else settlement.finish_void)(
+        task.round_id)
+    # cards scanned after the round's end are told about now (a finish run again drains again)
+    dealing.drain(str(finished["table_id"]))
+    return finished
 
 
 def task_function(model: type[BaseModel], run: Any) -> Any:
