@@ -25,6 +25,7 @@ from typing import Any
 from ..transcript import Transcript, replay
 from . import clock, reconcile, store
 from .engine import bet_from_item, rebuild
+from .records import FINISHED, BetStatus, RoundStatus
 
 
 @dataclass
@@ -153,7 +154,7 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
                                    f"{debits_by_bet[bet_id]}")
         credits = credits_by_bet.get(bet_id, [])
         rnd = rounds.get(bet["round_id"])
-        finished = rnd is not None and rnd["status"] in ("settled", "voided")
+        finished = rnd is not None and rnd["status"] in FINISHED
         if bet["status"] == "open":
             report.in_play += taken
             if finished and rnd is not None:
@@ -179,7 +180,7 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         if bet.get("operator"):
             by_round[bet["round_id"]].append(bet)
     for round_id, rnd in rounds.items():
-        if rnd["status"] != "settled":
+        if rnd["status"] != RoundStatus.SETTLED:
             continue
         problem = _replay_problem(rnd, by_round.get(round_id, []))
         if problem:
@@ -233,7 +234,7 @@ def transcript_of(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> Trans
     """The public transcript (replay.md) of a stored round: its bets, cards and actions, as the
     engine logged them (pre-selections and timeouts included)."""
     bets = None if rnd.get("engine_bets") else [
-        bet_from_item(b) for b in sorted(bet_items, key=lambda b: b["bet_id"]) if b["status"] == "settled"]
+        bet_from_item(b) for b in sorted(bet_items, key=lambda b: b["bet_id"]) if b["status"] == BetStatus.SETTLED]
     engine = rebuild(rnd, bets)
     return Transcript.of(engine, rules=store.round_rules(rnd), balances=rnd.get("balances") or None)
 
@@ -245,7 +246,7 @@ def _replay_problem(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> str
         return f"its transcript does not replay: {exc}"
     nets = {r.id: r.net for r in settlement.bets}
     for bet in bet_items:
-        if bet["status"] != "settled":
+        if bet["status"] != BetStatus.SETTLED:
             continue
         recorded = (bet.get("result") or {}).get("net")
         if bet["bet_id"] in nets and nets[bet["bet_id"]] != recorded:

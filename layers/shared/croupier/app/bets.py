@@ -21,6 +21,7 @@ from ..games.base import Bet
 from . import alerts, operators, seamless, store, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, Funds, StateConflict
+from .records import RoundStatus
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -36,7 +37,7 @@ def _bet_id(round_id: str, player: str, key: str, index: int) -> str:
 
 def _closed(rnd: dict[str, Any]) -> str | None:
     """Why the round takes no more bets, or None while it does."""
-    if rnd["status"] != "betting":
+    if rnd["status"] != RoundStatus.BETTING:
         return "betting is closed: wait for the next round"
     if rnd.get("paused"):
         return "the round is paused: betting is closed"
@@ -64,7 +65,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                 "bets": [b for b in summary.get("bets", []) if b.get("key") == idempotency_key]}
     table = store.load_table(table_id)
     round_id = table.get("round_id")
-    if not round_id or table.get("round_status") != "betting":
+    if not round_id or table.get("round_status") != RoundStatus.BETTING:
         raise StateConflict("betting is closed: wait for the next round", reason="betting-closed")
     rules = table_rules(table)
     operator = seamless.operator_of(table)
@@ -152,13 +153,13 @@ def close_betting(round_id: str) -> dict[str, Any]:
     way (status ``closing``) is finished by whoever comes next."""
     def flip() -> dict[str, Any]:
         rnd = store.load_round(round_id)
-        if rnd["status"] != "betting":
+        if rnd["status"] != RoundStatus.BETTING:
             return rnd
-        rnd["status"] = "closing"
+        rnd["status"] = RoundStatus.CLOSING
         return store.save_round(rnd)
 
     rnd = retry(flip)
-    if rnd["status"] != "closing":
+    if rnd["status"] != RoundStatus.CLOSING:
         return rnd
     bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == "open"]
     rules = table_rules(rnd)
@@ -181,12 +182,12 @@ def close_betting(round_id: str) -> dict[str, Any]:
 
     def write() -> dict[str, Any]:
         current = store.load_round(round_id)
-        if current["status"] != "closing":
+        if current["status"] != RoundStatus.CLOSING:
             return current
-        current.update(status="playing", engine_bets=[bet_to_item(b) for b in engine_bets], balances=balances,
+        current.update(status=RoundStatus.PLAYING, engine_bets=[bet_to_item(b) for b in engine_bets], balances=balances,
                        refunds=refunds, closed_at=store.now_ms(), seats=seats_after, bet_shards=bet_shards)
         table = store.load_table(current["table_id"])
-        table["round_status"] = "playing"
+        table["round_status"] = RoundStatus.PLAYING
         if current["game"] in BLACKJACK:
             table["seats"] = seats_after
         store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])

@@ -41,7 +41,8 @@ from . import alerts, store, visibility, workflow
 from .bets import close_betting
 from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
-from .rounds import ACTIVE, pause_fields, retry, take_token, timers, wake_again
+from .records import ACTIVE, RoundStatus
+from .rounds import pause_fields, retry, take_token, timers, wake_again
 
 READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
 CONSOLE_EVENTS = ("shoe-shuffled", "burn-done")
@@ -156,13 +157,13 @@ class _Pass:
             blocked = {"n": int(entry["n"]), "scan_id": entry.get("scan_id"), "card": entry.get("card"),
                        "reason": reason}
             self.updates.append((int(entry["n"]), {"blocked": reason}))
-        betting = self.rnd["status"] == "betting"
+        betting = self.rnd["status"] == RoundStatus.BETTING
         if pause_fields(self.rnd, reason, blocked, code=code):
             self.round_changed = True
             self.paused = reason
             self.tell("paused", entry or {}, reason)
             if betting:  # no bet once the dealer has started dealing: the pause closes betting too
-                self.rnd["status"] = "closing"
+                self.rnd["status"] = RoundStatus.CLOSING
                 self.then_close = True
 
 
@@ -247,7 +248,7 @@ def _dealing_on(step: _Pass) -> bool:
     and the workflow waits again for what is left of the time from the last card. The workflow is
     woken when the round needs something else: a decision, a window, a pause, settlement."""
     rnd = step.rnd
-    if (rnd is None or rnd["status"] != "playing" or rnd.get("paused") or not rnd.get("wait_token")
+    if (rnd is None or rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or not rnd.get("wait_token")
             or not str(rnd.get("expect_key") or "").startswith("card:")):
         return False
     expected = step.round_engine().expected
@@ -260,7 +261,7 @@ def _dealing_on(step: _Pass) -> bool:
 def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
     """Decide what becomes of one entry; False when it (and so every later entry) must wait."""
     rnd = step.rnd
-    if rnd is not None and (rnd["status"] == "closing" or rnd.get("paused")):
+    if rnd is not None and (rnd["status"] == RoundStatus.CLOSING or rnd.get("paused")):
         return False  # the close (or the supervisor) comes first; then the log is taken again
     kind = entry["kind"]
     if entry.get("out_of_sequence"):  # a number the reader used before, for another scan
@@ -321,10 +322,10 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
         return _not_taken(step, entry, f"shoe {shoe.shoe_id} is closed: shuffle a new shoe", count=False)
     if rnd is None or phase is ShoePhase.READY:
         return _not_taken(step, entry, "no round is being dealt at this table")
-    if rnd["status"] in ("settling", "voiding"):
+    if rnd["status"] in (RoundStatus.SETTLING, RoundStatus.VOIDING):
         return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
     engine = step.round_engine()
-    if rnd["status"] == "betting":
+    if rnd["status"] == RoundStatus.BETTING:
         closes_at = int(rnd["closes_at"])
         deals_early = bool(engine_class(rnd["game"]).deals_during_betting)
         if int(entry["at"]) >= closes_at or (
@@ -369,7 +370,7 @@ def _refused(step: _Pass, entry: dict[str, Any], why: str) -> bool:
     """The shoe refuses the card (a ninth copy, an empty shoe): it is kept as refused, and the
     round being dealt is paused (the dealer or the reader made a mistake the table must see)."""
     step.done(entry, state="refused", reason=why)
-    if step.rnd is not None and step.rnd["status"] in ("betting", "playing"):
+    if step.rnd is not None and step.rnd["status"] in (RoundStatus.BETTING, RoundStatus.PLAYING):
         step.pause(entry, f"{step.named(entry)} refused: {why}", block=False, code="card-refused")
         return False
     step.tell("not-taken", entry, why)

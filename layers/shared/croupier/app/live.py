@@ -24,9 +24,10 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import store, visibility
 from .engine import apply_event, bet_from_item, expectation_key
 from .lobby import shoe_roads
+from .records import RoundStatus
 from .rounds import timers
 
-REVEALED = visibility.REVEALED
+VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
 
 
 # --- from the stored images to events --------------------------------------------------------
@@ -69,7 +70,7 @@ def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
     out: list[dict[str, Any]] = []
     old_events, new_events = old.get("events") or [], new.get("events") or []
     seq = len(new_events)
-    if old["status"] == "betting" and new["status"] != "betting":
+    if old["status"] == RoundStatus.BETTING and new["status"] != RoundStatus.BETTING:
         out.append({"type": "betting-closed", **base, "seq": len(old_events)})
     hidden_before = _hidden(old, _replayed(old)[0])
     engine, face_down = _replayed(new, on_new=lambda event, expected, n: out.extend(
@@ -92,25 +93,25 @@ def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
         out.append({"type": "round-paused", **base, "seq": seq, "reason": str(new.get("pause_reason")),
                     "code": str(new.get("pause_code") or "paused"), "blocked_by": blocked,
                     "staff_fields": ["blocked_by"]})  # players get the code's words as the reason
-    elif old.get("paused") and not new.get("paused") and new["status"] == "playing":
+    elif old.get("paused") and not new.get("paused") and new["status"] == RoundStatus.PLAYING:
         out.append({"type": "round-resumed", **base, "seq": seq})
-    if new["status"] == "playing" and not new.get("paused"):
+    if new["status"] == RoundStatus.PLAYING and not new.get("paused"):
         waiting = _waiting(new, engine)
         timed = waiting is not None and waiting.get("deadline") is not None
-        if waiting is not None and (seq != len(old_events) or old.get("paused") or old["status"] != "playing"
+        if waiting is not None and (seq != len(old_events) or old.get("paused") or old["status"] != RoundStatus.PLAYING
                                     or (timed and new.get("expect_key") != old.get("expect_key"))):
             out.append({"type": "waiting-for", **base, "seq": seq, **waiting})  # a timer's start gives its deadline
     if old["status"] != new["status"]:
-        if new["status"] == "settling" and new.get("settlement"):
+        if new["status"] == RoundStatus.SETTLING and new.get("settlement"):
             out.append({"type": "round-result", **base, "seq": seq, "result": new["settlement"].get("hands") or {}})
-        elif new["status"] == "settled":
+        elif new["status"] == RoundStatus.SETTLED:
             out.append({"type": "round-settled", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
             drawn = shoe_roads(new["game"], new["table_id"], new.get("shoe_id"))
             if drawn is not None:
                 out.append({"type": "roads-updated", **base, "seq": seq, "shoe_id": new["shoe_id"], "roads": drawn})
-        if new["status"] in ("voiding", "voided") and old["status"] not in ("voiding", "voided"):
+        if new["status"] in VOID and old["status"] not in VOID:
             out.append({"type": "round-voided", **base, "seq": seq, "reason": str(new.get("void_reason") or "voided")})
-        if new["status"] == "voided":
+        if new["status"] == RoundStatus.VOIDED:
             out.append({"type": "round-refunded", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
     return out
 

@@ -25,6 +25,7 @@ from .config import settings
 from .identity import Identity
 from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
+from .records import RoundStatus
 from .rounds import BLACKJACK, table_rules
 
 TABLES = "TABLES"
@@ -85,7 +86,7 @@ def table_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
     out = table_view(item, who)
     rules = table_rules(item)
     out["limits"] = {kind: {"min": limit.min, "max": limit.max} for kind, limit in rules.limits.items()}
-    out["closes_at"] = item.get("closes_at") if item.get("round_status") == "betting" else None
+    out["closes_at"] = item.get("closes_at") if item.get("round_status") == RoundStatus.BETTING else None
     if item["game"] in BLACKJACK:
         taken = {int(seat) for seat in (item.get("seats") or {})}
         out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]
@@ -110,9 +111,9 @@ def table_rounds(table_id: str, limit: int, cursor: str | None, shoe_id: str | N
 def _round_line(rnd: dict[str, Any]) -> dict[str, Any]:
     out = {k: rnd.get(k) for k in ("round_id", "shoe_id", "round_in_shoe", "status", "created_at", "finished_at",
                                    "last_round")}
-    if rnd["status"] == "settled":
+    if rnd["status"] == RoundStatus.SETTLED:
         out["result"] = (rnd.get("settlement") or {}).get("hands")
-    elif rnd["status"] == "voided":
+    elif rnd["status"] == RoundStatus.VOIDED:
         out["void_reason"] = rnd.get("void_reason")
     return out
 

@@ -10,6 +10,7 @@ from . import seamless, store
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
+from .records import TAKING_BETS, RoundStatus
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
@@ -78,9 +79,10 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     out = round_summary(item, who)
     staff = staff_of(who, item["table_id"])
     out["seq"] = len(item.get("events") or [])  # the round's event count: its pushed events continue from here
-    finished = item["status"] in ("settling", "settled")  # the dealer has played: every card is face up
+    # the dealer has played: every card is face up
+    finished = item["status"] in (RoundStatus.SETTLING, RoundStatus.SETTLED)
     engine = None
-    if item["status"] not in ("betting", "closing"):
+    if item["status"] not in TAKING_BETS:
         engine = rebuild(item)
         hands = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
         expected = engine.expected
@@ -220,10 +222,10 @@ def _round_record(round_id: str, player: str) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {"status": rnd["status"], "round_in_shoe": rnd.get("round_in_shoe"),
                            "created_at": rnd.get("created_at")}
-    if rnd["status"] == "settled":
+    if rnd["status"] == RoundStatus.SETTLED:
         out["hands"] = (rnd.get("settlement") or {}).get("hands")
         out["decisions"] = [_decision_seen(e["action"], player) for e in rnd.get("events", []) if "action" in e]
-    elif rnd["status"] == "voided":
+    elif rnd["status"] == RoundStatus.VOIDED:
         out["void_reason"] = rnd.get("void_reason")
     return out
 
@@ -266,7 +268,7 @@ def round_record(round_id: str) -> dict[str, Any]:
     item = store.get(store.game_table(), store.round_key(round_id))
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
-    if item["status"] != "settled":
+    if item["status"] != RoundStatus.SETTLED:
         raise StateConflict(f"round {round_id} is {item['status']}: its transcript is given once it is settled "
                             "(until then its hidden cards stay hidden)", reason="not-settled")
     bet_items = [store.plain(b) for b in store.round_bets(round_id, int(item.get("shards") or 1))]

@@ -26,12 +26,11 @@ from ..shoe import Shoe
 from . import seamless, store, workflow
 from .config import settings
 from .errors import StateConflict
+from .records import ACTIVE, TAKING_BETS, RoundStatus
 from .visibility import pause_words
 
 T = TypeVar("T")
 BLACKJACK = ("deluxe-blackjack", "blackjack")
-ACTIVE = ("betting", "closing", "playing", "settling", "voiding")
-"""Statuses of a round that holds its table: the next round cannot open, the shoe cannot change."""
 
 
 def retry(fn: Callable[[], T], attempts: int = 20) -> T:
@@ -85,13 +84,13 @@ def start_round(table_id: str) -> dict[str, Any]:
             # once the game's defaults change; stored apart, once, as every round is written often
             "rules_id": store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
             "round_in_shoe": number, "shoe_id": shoe.shoe_id,
-            "last_round": shoe.is_last_round, "status": "betting", "paused": False, "events": [],
+            "last_round": shoe.is_last_round, "status": RoundStatus.BETTING, "paused": False, "events": [],
             "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
             "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
             "seats": seats, "expect_key": None, "expect_since": None, "history": [],
             "gsi1pk": f"ROUNDS#{table_id}", "gsi1sk": f"{now:013d}#{round_id}",  # the table's history
         }
-        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status="betting", seats=seats,
+        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status=RoundStatus.BETTING, seats=seats,
                      closes_at=round_item["closes_at"])
         store.write_versioned([(table, int(table["version"])), (round_item, None)])
         return round_item
@@ -122,7 +121,7 @@ def wake_again(rnd: dict[str, Any]) -> None:
     void sent again): unless the workflow has registered a new wait since, wake it (again) with
     the token the first attempt took, so that the round does not stall until its timer. A token
     used already is ignored; a workflow woken for nothing asks "what next?" and waits again."""
-    if rnd["status"] in ("playing", "voiding") and not rnd.get("wait_token"):
+    if rnd["status"] in (RoundStatus.PLAYING, RoundStatus.VOIDING) and not rnd.get("wait_token"):
         workflow.resume(rnd.get("woken_token"))
 
 
@@ -153,7 +152,7 @@ def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | Non
     must say what became of. ``reason`` is the staff's (it may name a card, its scan and log
     entry); ``code`` is the stable code whose words the players read (see
     :data:`croupier.app.visibility.PAUSE_WORDS`)."""
-    if rnd.get("paused") or rnd["status"] not in ("betting", "closing", "playing"):
+    if rnd.get("paused") or rnd["status"] not in (*TAKING_BETS, RoundStatus.PLAYING):
         return False
     at = store.now_ms()
     rnd.update(paused=True, pause_reason=reason, pause_code=code, paused_at=at, blocked=blocked)
@@ -162,7 +161,7 @@ def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | Non
 
 
 def require_playing(rnd: dict[str, Any]) -> None:
-    if rnd["status"] != "playing":
+    if rnd["status"] != RoundStatus.PLAYING:
         raise StateConflict(f"round {rnd['round_id']} is {rnd['status']}", reason="round-not-playing")
     if rnd.get("paused"):
         raise StateConflict(f"round {rnd['round_id']} is paused: {pause_words(rnd.get('pause_code'))}",

@@ -24,6 +24,7 @@ from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
 from .lobby import append_result
+from .records import RoundStatus
 from .rounds import BLACKJACK, retry
 
 BETS_PER_TASK = 500
@@ -143,7 +144,7 @@ def _open_bets(round_id: str, shards: Sequence[int]) -> list[dict[str, Any]]:
 def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     """Settle the open bets of these shards of a settling round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
-    if rnd["status"] not in ("settling", "settled"):
+    if rnd["status"] not in (RoundStatus.SETTLING, RoundStatus.SETTLED):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not settling", reason="not-settling")
     open_items = _open_bets(round_id, shards)
     if not open_items:
@@ -171,7 +172,7 @@ def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
 def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     """Refund the open bets of these shards of a voiding round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
-    if rnd["status"] not in ("voiding", "voided"):
+    if rnd["status"] not in (RoundStatus.VOIDING, RoundStatus.VOIDED):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
     work: list[Finishing] = [
         (item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
@@ -180,7 +181,7 @@ def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     return {"done": _finish_bets(work)}
 
 
-def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
+def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> dict[str, Any]:
     """Close the round once every bet is closed; what it answers names the table, whose device
     log the caller drains next (:func:`croupier.app.tasks.run_settlement_task`)."""
     rnd = store.load_round(round_id)
@@ -209,10 +210,10 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
                 table["shoe"] = shoe.to_dict()
             table["round_status"] = to_status
             table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
-        result = append_result(current) if to_status == "settled" else None  # the shoe's roads
+        result = append_result(current) if to_status == RoundStatus.SETTLED else None  # the shoe's roads
         store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))],
                               [result] if result else [])
-        alerts.count("RoundsSettled" if to_status == "settled" else "RoundsVoided")
+        alerts.count("RoundsSettled" if to_status == RoundStatus.SETTLED else "RoundsVoided")
         return current
 
     retry(write)
@@ -220,8 +221,8 @@ def _finish(round_id: str, from_status: str, to_status: str) -> dict[str, Any]:
 
 
 def finish_settlement(round_id: str) -> dict[str, Any]:
-    return _finish(round_id, "settling", "settled")
+    return _finish(round_id, RoundStatus.SETTLING, RoundStatus.SETTLED)
 
 
 def finish_void(round_id: str) -> dict[str, Any]:
-    return _finish(round_id, "voiding", "voided")
+    return _finish(round_id, RoundStatus.VOIDING, RoundStatus.VOIDED)

@@ -22,6 +22,7 @@ from . import alerts, bets, store, workflow
 from .dealing import drain
 from .engine import apply_event, expectation_key, rebuild
 from .errors import StateConflict
+from .records import FINISHED, TAKING_BETS, RoundStatus
 from .rounds import mutate, pause_fields, retry, timers
 from .settlement import shard_groups
 
@@ -66,13 +67,13 @@ def advance(round_id: str) -> dict[str, Any]:
         rnd = store.load_round(round_id)
         round_timers = timers(rnd)
         status = rnd["status"]
-        if status in ("settled", "voided"):
+        if status in FINISHED:
             return _step(rnd, "done", status, 1)
-        if status == "voiding":
+        if status == RoundStatus.VOIDING:
             return _step(rnd, "void", "void", 1)
-        if status == "settling":
+        if status == RoundStatus.SETTLING:
             return _step(rnd, "settle", "settle", 1)
-        if status in ("betting", "closing"):
+        if status in TAKING_BETS:
             raise StateConflict(f"round {round_id} is still {status}", reason="not-dealing")
         if rnd.get("paused"):
             waited = (store.now_ms() - int(rnd.get("paused_at") or store.now_ms())) // 1000
@@ -87,7 +88,7 @@ def advance(round_id: str) -> dict[str, Any]:
             expected = engine.expected
         key = expectation_key(expected)
         if isinstance(expected, Settle):
-            rnd["status"] = "settling"
+            rnd["status"] = RoundStatus.SETTLING
             rnd["settlement"] = engine.settle().to_dict(full=True)
             store.save_round(rnd)
             return _step(rnd, "settle", "settle", 1)
@@ -120,7 +121,7 @@ def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[st
     """The per-hand decision timer ran out: the hand is played automatically."""
 
     def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
+        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         expected = engine.expected
@@ -137,7 +138,7 @@ def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[st
 
 def close_window(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != "playing" or rnd.get("paused") or _stale(rnd, seq):
+        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         if expectation_key(engine.expected) != key:
@@ -158,7 +159,7 @@ def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, A
     before waking the workflow: the round goes on, waiting for what is left of the time."""
 
     def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
-        if (rnd["status"] == "playing" and rnd.get("expect_key") == key and not rnd.get("paused")
+        if (rnd["status"] == RoundStatus.PLAYING and rnd.get("expect_key") == key and not rnd.get("paused")
                 and not _stale(rnd, seq) and expectation_key(rebuild(rnd).expected) == key
                 and pause_fields(rnd, "no card arrived in time", code="no-card-in-time")):
             return rnd
@@ -172,8 +173,8 @@ def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, A
 
 def auto_void(round_id: str, key: str) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> None:
-        if rnd.get("paused") and f"paused:{rnd.get('paused_at')}" == key and rnd["status"] == "playing":
-            rnd.update(status="voiding", void_reason="paused too long", paused=False)
+        if rnd.get("paused") and f"paused:{rnd.get('paused_at')}" == key and rnd["status"] == RoundStatus.PLAYING:
+            rnd.update(status=RoundStatus.VOIDING, void_reason="paused too long", paused=False)
 
     mutate(round_id, change, wake=False)
     return advance(round_id)
@@ -186,8 +187,8 @@ def fault(round_id: str, error: Any) -> dict[str, Any]:
     cause = str(error)[:500] if error else "internal error"
 
     def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
-        if rnd["status"] in ("betting", "closing"):
-            rnd.update(status="voiding", void_reason=f"internal error: {cause}", paused=False)
+        if rnd["status"] in TAKING_BETS:
+            rnd.update(status=RoundStatus.VOIDING, void_reason=f"internal error: {cause}", paused=False)
             return None
         return rnd if pause_fields(rnd, f"internal error: {cause}", code="internal-error") else None
 

@@ -52,6 +52,7 @@ from . import clock
 from .aws import boto3
 from .config import settings
 from .errors import NotFound
+from .records import BetStatus, RoundStatus
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
@@ -401,7 +402,7 @@ def register_countdown(round_id: str, token: str) -> bool:
         game_table().update_item(
             Key=round_key(round_id), UpdateExpression="SET countdown_token = :t, version = version + :one",
             ConditionExpression="#s = :betting", ExpressionAttributeNames={"#s": "status"},
-            ExpressionAttributeValues={":t": token, ":betting": "betting", ":one": 1})
+            ExpressionAttributeValues={":t": token, ":betting": RoundStatus.BETTING, ":one": 1})
     except ClientError as exc:
         if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
@@ -462,7 +463,7 @@ def still_betting(round_id: str) -> dict[str, Any]:
     return {"ConditionCheck": {"TableName": settings().game_table, "Key": round_key(round_id),
                                "ConditionExpression": condition,
                                "ExpressionAttributeNames": {"#s": "status"},
-                               "ExpressionAttributeValues": {":betting": "betting", ":no": False}}}
+                               "ExpressionAttributeValues": {":betting": RoundStatus.BETTING, ":no": False}}}
 
 
 def player_round_unchanged(summary: dict[str, Any] | None, round_id: str, player: str) -> dict[str, Any]:
@@ -495,8 +496,9 @@ def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[s
                        "UpdateExpression": "SET #s = :done, #r = :result, finished_at = :at",
                        "ConditionExpression": "#s = :open",
                        "ExpressionAttributeNames": {"#s": "status", "#r": "result"},
-                       "ExpressionAttributeValues": {":done": "refunded" if kind == "refund" else "settled",
-                                                     ":open": "open", ":result": result, ":at": now_ms()}}}
+                       "ExpressionAttributeValues": {
+                           ":done": BetStatus.REFUNDED if kind == "refund" else BetStatus.SETTLED,
+                           ":open": BetStatus.OPEN, ":result": result, ":at": now_ms()}}}
 
 
 # --- the device log ----------------------------------------------------------------------------

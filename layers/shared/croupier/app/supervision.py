@@ -14,14 +14,15 @@ from typing import Any
 from . import alerts, store, workflow
 from .dealing import drain, resolve
 from .errors import AppError, StateConflict
+from .records import RoundStatus
 from .rounds import mutate, pause_fields, retry, take_token, wake_again
 
 
 def pause(round_id: str, reason: str) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> dict[str, Any]:
-        if rnd["status"] == "settling":
+        if rnd["status"] == RoundStatus.SETTLING:
             raise StateConflict("the round is being settled", reason="settling")
-        if rnd["status"] != "playing":
+        if rnd["status"] != RoundStatus.PLAYING:
             raise StateConflict(f"round {round_id} is {rnd['status']}: only a round in play pauses",
                                 reason="not-pausable")
         if not pause_fields(rnd, reason, code="supervisor"):
@@ -72,10 +73,10 @@ def resume_round(round_id: str, card: str | None = None) -> dict[str, Any]:
 
 def void(round_id: str, reason: str) -> dict[str, Any]:
     def change(rnd: dict[str, Any]) -> dict[str, Any]:
-        if rnd["status"] not in ("playing", "closing"):
+        if rnd["status"] not in (RoundStatus.PLAYING, RoundStatus.CLOSING):
             wake_again(rnd)  # a void retried: its first attempt may have died before the wake
             raise StateConflict(f"round {round_id} is {rnd['status']}: it cannot be voided now", reason="not-voidable")
-        rnd.update(status="voiding", void_reason=reason, paused=False, blocked=None)
+        rnd.update(status=RoundStatus.VOIDING, void_reason=reason, paused=False, blocked=None)
         rnd.setdefault("history", []).append({"at": store.now_ms(), "void": reason})
         return rnd
 

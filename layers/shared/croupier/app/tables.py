@@ -15,6 +15,7 @@ from .. import betting
 from ..rules import load_rules
 from . import seamless, store
 from .errors import AppError, StateConflict
+from .records import RoundStatus
 from .rounds import BLACKJACK, retry, table_idle, table_rules
 
 
@@ -72,7 +73,8 @@ def _seat_change(table_id: str, player: str, seat: int,
             table["seats"] = seats
             return store.save_table(table)
         rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
-        if rnd is None or rnd["status"] != "betting" or rnd.get("paused") or store.now_ms() >= int(rnd["closes_at"]):
+        if (rnd is None or rnd["status"] != RoundStatus.BETTING or rnd.get("paused")
+                or store.now_ms() >= int(rnd["closes_at"])):
             when = "leave when it is over" if leaving else "sit down when the next round opens"
             raise StateConflict(f"a round is being played: {when}", reason="round-in-play")
         summary = store.player_round(rnd["round_id"], player)

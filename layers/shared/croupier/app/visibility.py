@@ -33,14 +33,13 @@ from typing import Any
 from ..games import engine_class
 from ..games.base import CardFor, RoundEngine
 from .identity import Identity
+from .records import REVEALED, TAKING_BETS
 
 HIDDEN = "??"
 STAFF_ROLES = ("operator", "dealer", "supervisor")
 EVERY_TABLE_ROLES = ("operator", "supervisor")
 FINANCE = ("operator", "supervisor")
 """Who sees a round's house result."""
-REVEALED = ("settling", "settled", "voiding", "voided")
-"""Round statuses in which every card of the round is face up."""
 
 
 # --- who is staff of a table -----------------------------------------------------------------
@@ -68,7 +67,7 @@ def cards_hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
     if rnd["status"] in REVEALED:
         return False
     if engine_class(rnd["game"]).deals_during_betting:
-        return rnd["status"] in ("betting", "closing")
+        return rnd["status"] in TAKING_BETS
     return f'"{HIDDEN}"' in json.dumps(engine.view())
 
 
@@ -80,7 +79,7 @@ def unplaced_hidden(rnd: dict[str, Any] | None, engine: RoundEngine | None) -> b
         return False  # no round at the table: nothing is dealt face down
     if rnd["status"] in REVEALED:
         return False
-    if engine_class(rnd["game"]).deals_during_betting and rnd["status"] in ("betting", "closing"):
+    if engine_class(rnd["game"]).deals_during_betting and rnd["status"] in TAKING_BETS:
         return True
     if engine is None:
         return True
