@@ -37,6 +37,7 @@ import copy
 import json
 import threading
 import time
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -232,8 +233,6 @@ class _Delivery:
         threading.Thread(target=self._run, name=f"stream-{shard.table.name}", daemon=True).start()
 
     def _run(self) -> None:
-        from moto.awslambda.utils import get_backend
-
         while True:
             self.wake.wait()
             self.wake.clear()
@@ -244,19 +243,27 @@ class _Delivery:
                 self.shard.items.clear()
             if not records:
                 continue
-            for arn, esm in list(self.shard.table.lambda_event_source_mappings.items()):
-                patterns = stream_filters.get(arn)
-                wanted = [r for r in records if patterns is None or _passes(patterns, r.record)]
-                backend = get_backend(self.shard.account_id, arn.split(":")[3])
-                for _ in range(5):  # a batch with failed records goes again from the first of them
-                    if not wanted or _stopped.is_set():
-                        break
-                    answer = backend.send_dynamodb_items(arn, wanted, esm.event_source_arn)
-                    failed = _first_failure(answer)
-                    if failed is None:
-                        break
-                    wanted = [r for r in wanted if int(r.record["dynamodb"]["SequenceNumber"]) >= failed]
-                    time.sleep(0.2)
+            try:
+                self._deliver(records)
+            except Exception:  # the poller goes on, as Lambda's does; the stack's console says why
+                traceback.print_exc()
+
+    def _deliver(self, records: list[Any]) -> None:
+        from moto.awslambda.utils import get_backend
+
+        for arn, esm in list(self.shard.table.lambda_event_source_mappings.items()):
+            patterns = stream_filters.get(arn)
+            wanted = [r for r in records if patterns is None or _passes(patterns, r.record)]
+            backend = get_backend(self.shard.account_id, arn.split(":")[3])
+            for _ in range(5):  # a batch with failed records goes again from the first of them
+                if not wanted or _stopped.is_set():
+                    break
+                answer = backend.send_dynamodb_items(arn, wanted, esm.event_source_arn)
+                failed = _first_failure(answer)
+                if failed is None:
+                    break
+                wanted = [r for r in wanted if int(r.record["dynamodb"]["SequenceNumber"]) >= failed]
+                time.sleep(0.2)
 
 
 def _passes(patterns: list[Any], record: dict[str, Any]) -> bool:
