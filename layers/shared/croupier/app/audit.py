@@ -155,7 +155,7 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         credits = credits_by_bet.get(bet_id, [])
         rnd = rounds.get(bet["round_id"])
         finished = rnd is not None and rnd["status"] in FINISHED
-        if bet["status"] == "open":
+        if bet["status"] == BetStatus.OPEN:
             report.in_play += taken
             if finished and rnd is not None:
                 report.problems.append(f"bet {bet_id}: round {bet['round_id']} is {rnd['status']} but the bet is open")

@@ -21,7 +21,7 @@ from ..games.base import Bet
 from . import alerts, operators, seamless, store, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, Funds, StateConflict
-from .records import RoundStatus
+from .records import BetStatus, RoundStatus
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -99,7 +99,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             previous = by_id.get(bet.id)
             now = store.now_ms()
             item = {**store.bet_key(round_id, shard, bet.id), **bet_to_item(bet), "round_id": round_id,
-                    "table_id": table_id, "game": rnd["game"], "shard": shard, "status": "open",
+                    "table_id": table_id, "game": rnd["game"], "shard": shard, "status": BetStatus.OPEN,
                     "taken": (int(previous["taken"]) if previous else 0) + debit,
                     "placed_at": previous["placed_at"] if previous else now,
                     "gsi1pk": f"PLAYER#{player}", "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
@@ -161,7 +161,7 @@ def close_betting(round_id: str) -> dict[str, Any]:
     rnd = retry(flip)
     if rnd["status"] != RoundStatus.CLOSING:
         return rnd
-    bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == "open"]
+    bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == BetStatus.OPEN]
     rules = table_rules(rnd)
     refunds: list[str] = []
     engine_bets: list[Bet] = []

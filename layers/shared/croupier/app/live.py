@@ -24,7 +24,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import store, visibility
 from .engine import apply_event, bet_from_item, expectation_key
 from .lobby import shoe_roads
-from .records import RoundStatus
+from .records import BetStatus, RoundStatus
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -207,7 +207,7 @@ def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
     bet = {k: new[k] for k in BET_FIELDS if new.get(k) is not None}
     if old is None or int(old.get("amount", 0)) != int(new.get("amount", 0)):
         return [{"type": "bet-placed", **base, "bet": bet}]
-    if old.get("status") == "open" and new.get("status") in ("settled", "refunded"):
+    if old.get("status") == BetStatus.OPEN and new.get("status") in (BetStatus.SETTLED, BetStatus.REFUNDED):
         return [{"type": "bet-settled", **base, "bet": bet}]
     return []
 

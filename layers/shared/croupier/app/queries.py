@@ -10,7 +10,7 @@ from . import seamless, store
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
-from .records import TAKING_BETS, RoundStatus
+from .records import TAKING_BETS, BetStatus, RoundStatus
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
@@ -204,7 +204,7 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     bets, rounds = [], {}
     for item in items:
         entry = {k: item.get(k) for k in fields if item.get(k) is not None}
-        kind = {"settled": "settle", "refunded": "refund"}.get(item["status"])
+        kind = {BetStatus.SETTLED: "settle", BetStatus.REFUNDED: "refund"}.get(item["status"])
         if kind:
             key = {"pk": f"WALLET#{player}", "sk": f"OP#bet:{item['bet_id']}:{kind}"}
             marker = store.get(store.wallet_table(), key)

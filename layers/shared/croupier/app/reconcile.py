@@ -24,6 +24,7 @@ from typing import Any
 
 from ..wallet_contract import TransactionStatus, transaction_id
 from . import operators, seamless, store
+from .records import BetStatus
 
 OperatorView = Callable[[dict[str, Any]], TransactionStatus | None]
 """What the operator holds for a call (None: it could not be asked)."""
@@ -104,12 +105,12 @@ def _check_bet(bet: dict[str, Any], by_id: dict[str, dict[str, Any]], claimed: s
     credits = {kind: by_id.get(transaction_id(f"bet:{bet_id}:{kind}")) for kind in ("settle", "refund")}
     made = {kind: c for kind, c in credits.items() if c is not None}
     claimed.update(c["transaction_id"] for c in made.values())
-    if bet["status"] == "open":
+    if bet["status"] == BetStatus.OPEN:
         out.in_play += taken
         if made:
             out.problems.append(f"bet {bet_id}: open but credited ({', '.join(made)})")
         return
-    wanted = "refund" if bet["status"] == "refunded" else "settle"
+    wanted = "refund" if bet["status"] == BetStatus.REFUNDED else "settle"
     if set(made) != {wanted}:
         out.problems.append(f"bet {bet_id}: {bet['status']} with credit calls {sorted(made)} (must be {wanted} only)")
         return

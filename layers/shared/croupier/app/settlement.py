@@ -24,7 +24,7 @@ from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
 from .lobby import append_result
-from .records import RoundStatus
+from .records import BetStatus, RoundStatus
 from .rounds import BLACKJACK, retry
 
 BETS_PER_TASK = 500
@@ -61,7 +61,7 @@ def shard_groups(rnd: dict[str, Any]) -> list[list[int]]:
 
 def refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
     item = store.bet_item(round_id, store.shard_of(bet_id, shards), bet_id)
-    if item is None or item["status"] != "open":
+    if item is None or item["status"] != BetStatus.OPEN:
         return
     _finish_bet(item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
                                                        "reason": reason})
@@ -93,7 +93,7 @@ def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, 
         _credit(item["player"], [(item, kind, credit, result)])
     except store.Conflict:
         fresh = store.bet_item(item["round_id"], int(item["shard"]), item["bet_id"])
-        if fresh is None or fresh["status"] == "open":
+        if fresh is None or fresh["status"] == BetStatus.OPEN:
             raise
 
 
@@ -138,7 +138,7 @@ def _finish_bets(work: Sequence[Finishing]) -> int:
 
 
 def _open_bets(round_id: str, shards: Sequence[int]) -> list[dict[str, Any]]:
-    return [b for shard in shards for b in store.shard_bets(round_id, shard) if b["status"] == "open"]
+    return [b for shard in shards for b in store.shard_bets(round_id, shard) if b["status"] == BetStatus.OPEN]
 
 
 def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
@@ -190,7 +190,7 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
     if rnd["status"] != from_status:
         raise StateConflict(f"round {round_id} is {rnd['status']}", reason="bad-status")
     bets = store.round_bets(round_id, int(rnd["shards"]))
-    still_open = [b["bet_id"] for b in bets if b["status"] == "open"]
+    still_open = [b["bet_id"] for b in bets if b["status"] == BetStatus.OPEN]
     if still_open:
         raise AppError(f"{len(still_open)} bet(s) still open: {', '.join(still_open[:5])}", reason="bets-open")
     house = sum(int(b["taken"]) - int((b.get("result") or {}).get("paid", 0)) for b in bets)

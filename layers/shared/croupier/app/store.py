@@ -445,7 +445,7 @@ def bet_put(item: dict[str, Any], previous_amount: int | None) -> dict[str, Any]
     cond: dict[str, Any] = ({"ConditionExpression": "attribute_not_exists(pk)"} if previous_amount is None else
                             {"ConditionExpression": "amount = :a AND #s = :open",
                              "ExpressionAttributeNames": {"#s": "status"},
-                             "ExpressionAttributeValues": {":a": previous_amount, ":open": "open"}})
+                             "ExpressionAttributeValues": {":a": previous_amount, ":open": BetStatus.OPEN}})
     return {"Put": {"TableName": settings().game_table, "Item": item, **cond}}
 
 
@@ -480,7 +480,7 @@ def add_taken(round_id: str, shard: int, bet_id: str, cost: int, debits: Sequenc
     """The transaction item adding an extra stake (double, split, insurance, follow) to an open bet
     (with, in seamless mode, the operator's transaction ids that took it)."""
     update = "ADD taken :c"
-    values: dict[str, Any] = {":c": cost, ":open": "open"}
+    values: dict[str, Any] = {":c": cost, ":open": BetStatus.OPEN}
     if debits:
         update += " SET debits = list_append(if_not_exists(debits, :none), :d)"
         values.update({":none": [], ":d": list(debits)})
