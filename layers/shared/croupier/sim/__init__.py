@@ -1,0 +1,5 @@
+"""The deterministic simulation's parts: what AWS runs around the application, in one process,
+on a virtual clock (:mod:`croupier.app.clock`), so that a run is repeated exactly from its seed.
+
+- :mod:`croupier.sim.asl`: the round workflow (``statemachine/round.asl.json``), interpreted.
+"""
