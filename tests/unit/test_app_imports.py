@@ -8,14 +8,15 @@ import ast
 from pathlib import Path
 
 from croupier import app
+from tests.support.pyparse import parse_files
 
 APP = Path(app.__file__).parent
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(tree: ast.Module) -> set[str]:
     """The modules of ``croupier.app`` a module imports, at its top or inside a function."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level == 1:
             found.update([node.module.split(".")[0]] if node.module else [a.name for a in node.names])
     return found
@@ -49,8 +50,9 @@ def test_the_circle_finder_finds_a_circle_and_nothing_else() -> None:
 
 def test_no_module_of_the_application_imports_itself_back() -> None:
     # GIVEN every module of croupier.app and what it imports of the others
-    modules = {path.stem: path for path in APP.glob("*.py")}
-    graph = {name: imports_of(path) & set(modules) for name, path in modules.items()}
+    trees = parse_files(sorted(APP.glob("*.py")))
+    modules = {path.stem for path in trees}
+    graph = {path.stem: imports_of(tree) & modules for path, tree in trees.items()}
     # THEN betting, dealing and settlement stand apart, and no other circle exists
     assert {"bets", "dealing", "settlement"} <= set(graph)
     assert "dealing" not in graph["settlement"] and "settlement" not in graph["dealing"]

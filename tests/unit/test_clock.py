@@ -4,6 +4,7 @@ so that on a virtual clock it neither reads the machine's time nor waits for rea
 from __future__ import annotations
 
 import ast
+import threading
 import time
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from croupier.app import clock, identity, push, store
 from croupier.app.errors import Unauthorized
+from tests.support.pyparse import parse_files
 
 APP = Path(clock.__file__).parent
 MACHINE_TIME = {"time", "sleep", "monotonic", "time_ns", "monotonic_ns", "perf_counter"}
@@ -19,10 +21,8 @@ MACHINE_TIME = {"time", "sleep", "monotonic", "time_ns", "monotonic_ns", "perf_c
 def test_no_module_of_the_application_but_the_clock_reads_the_machines_time() -> None:
     # GIVEN every module of croupier.app; WHEN their code is read
     offenders = []
-    for path in sorted(APP.rglob("*.py")):
-        if path.name == "clock.py":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    trees = parse_files(sorted(p for p in APP.rglob("*.py") if p.name != "clock.py"))
+    for path, tree in trees.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Import) and any(a.name == "time" for a in node.names):
                 offenders.append(f"{path.name}:{node.lineno} imports time")
@@ -49,6 +49,18 @@ def test_a_virtual_clock_moves_only_when_told_and_a_sleep_moves_it_at_once() -> 
     assert time.monotonic() - started < 1.0
     assert virtual.slept == [3600]
     assert abs(clock.now_s() - time.time()) < 5  # the machine's clock again outside
+
+
+def test_a_virtual_clock_is_the_running_threads_only() -> None:
+    # GIVEN a thread on a virtual clock; WHEN another thread reads the time meanwhile
+    seen: list[int] = []
+    with clock.using(clock.VirtualClock(start=1_900_000_000.0)):
+        other = threading.Thread(target=lambda: seen.append(clock.now_s()))
+        other.start()
+        other.join()
+        mine = clock.now_s()
+    # THEN the other thread read the machine's clock (the local stack's threads run beside a simulation)
+    assert mine == 1_900_000_000 and abs(seen[0] - time.time()) < 5
 
 
 def test_the_applications_times_are_the_clocks() -> None:

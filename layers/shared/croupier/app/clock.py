@@ -4,12 +4,15 @@ simulation, a test that must not wait for real seconds).
 
 Nothing else in ``croupier.app`` reads the machine's time or sleeps: it asks :func:`now_ms`,
 :func:`now_s`, :func:`monotonic` or :func:`sleep` here (``tests/unit/test_clock.py`` keeps it so).
-The clock in use is process-wide: a Lambda process has one, and a simulation runs in one thread.
+The clock in use is the machine's unless the running thread (its context) was given another with
+:func:`using`: a simulation runs in one thread, while the local stack's threads beside it keep the
+machine's clock.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
 from collections.abc import Iterator
 from typing import Protocol
@@ -68,21 +71,22 @@ class VirtualClock:
         self._elapsed += seconds
 
 
-_current: list[Clock] = [MachineClock()]
+_MACHINE = MachineClock()
+_current: contextvars.ContextVar[Clock] = contextvars.ContextVar("croupier_clock", default=_MACHINE)
 
 
 def current() -> Clock:
-    return _current[-1]
+    return _current.get()
 
 
 @contextlib.contextmanager
 def using(clock: Clock) -> Iterator[Clock]:
-    """Run the code inside on ``clock`` (then back to the one before)."""
-    _current.append(clock)
+    """Run the code inside, in this thread, on ``clock`` (then back to the one before)."""
+    token = _current.set(clock)
     try:
         yield clock
     finally:
-        _current.remove(clock)
+        _current.reset(token)
 
 
 def now_ms() -> int:
