@@ -2,4 +2,5 @@
 on a virtual clock (:mod:`croupier.app.clock`), so that a run is repeated exactly from its seed.
 
 - :mod:`croupier.sim.asl`: the round workflow (``statemachine/round.asl.json``), interpreted.
+- :mod:`croupier.sim.queues`: SQS queues, standard and FIFO, with their delivery semantics.
 """

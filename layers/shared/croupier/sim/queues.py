@@ -1,0 +1,122 @@
+"""SQS queues as a simulation needs them: on a virtual clock, every choice drawn from the run's
+random generator, with the delivery semantics SQS documents.
+
+- A **standard** queue delivers at least once and in no promised order: a receive takes any of the
+  visible messages, and a message may be delivered again although it was deleted (a duplicate
+  delivery), as often as ``duplicates`` says.
+- A **FIFO** queue delivers each message group in order: a group's next message is not received
+  while an earlier one of it is in flight; a message whose deduplication id was sent in the last
+  5 minutes is accepted and dropped. A receive returns messages of one group (SQS fills a receive
+  from one group first, and may return fewer than asked).
+- Both: a received message is invisible for the queue's visibility timeout, then visible again
+  unless deleted; after ``max_receives`` receives it moves to the dead-letter queue, if the queue
+  has one (the redrive policy).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..app.clock import VirtualClock
+
+DEDUPLICATION_SECONDS = 300
+"""A FIFO queue's deduplication interval."""
+
+
+@dataclass
+class Message:
+    id: str
+    body: Any
+    group: str | None = None
+    sent_at: float = 0.0
+    receives: int = 0
+    visible_at: float = 0.0
+    receipt: str | None = None
+
+
+@dataclass
+class Queue:
+    """One queue. ``duplicates``: the chance that a deleted message of a standard queue is
+    delivered once more (SQS's at-least-once); ``dead_letter``: where a message goes after
+    ``max_receives`` receives."""
+
+    name: str
+    clock: VirtualClock
+    rng: random.Random
+    fifo: bool = False
+    visibility_timeout: float = 30.0
+    max_receives: int | None = None
+    dead_letter: Queue | None = None
+    duplicates: float = 0.0
+    messages: list[Message] = field(default_factory=list)
+    _ids: itertools.count[int] = field(default_factory=itertools.count)
+    _seen: dict[str, float] = field(default_factory=dict)
+    """A FIFO queue's deduplication ids and when each was sent."""
+
+    def send(self, body: Any, group: str | None = None, deduplication_id: str | None = None) -> str | None:
+        """Put a message; its id, or None when a FIFO queue drops it as a duplicate."""
+        now = self.clock.monotonic()
+        if self.fifo:
+            if group is None or deduplication_id is None:
+                raise ValueError("a FIFO queue's message needs a group and a deduplication id")
+            sent = self._seen.get(deduplication_id)
+            if sent is not None and now - sent < DEDUPLICATION_SECONDS:
+                return None
+            self._seen[deduplication_id] = now
+        message = Message(f"{self.name}-{next(self._ids)}", body, group, now, visible_at=now)
+        self.messages.append(message)
+        return message.id
+
+    def receive(self, most: int = 10) -> list[Message]:
+        """Up to ``most`` visible messages, each then in flight for the visibility timeout."""
+        now = self.clock.monotonic()
+        self._redrive(now)
+        visible = [m for m in self.messages if m.visible_at <= now]
+        if self.fifo:
+            chosen = self._fifo_batch(visible, now, most)
+        else:
+            chosen = self.rng.sample(visible, min(most, len(visible)))
+        for message in chosen:
+            message.receives += 1
+            message.visible_at = now + self.visibility_timeout
+            message.receipt = f"{message.id}/{message.receives}"
+        return chosen
+
+    def _fifo_batch(self, visible: list[Message], now: float, most: int) -> list[Message]:
+        busy = {m.group for m in self.messages if m.visible_at > now}
+        batch: list[Message] = []
+        for message in visible:  # in the order sent
+            if len(batch) == most:
+                break
+            if message.group in busy:
+                continue
+            if batch and batch[0].group != message.group:
+                continue  # one group per receive: SQS returns as many of one group as it can first
+            batch.append(message)
+        return batch
+
+    def delete(self, message: Message) -> None:
+        """Delete a received message (its current receipt); a standard queue may still deliver it
+        once more (``duplicates``)."""
+        if message not in self.messages or message.receipt is None:
+            return
+        if not self.fifo and message.receives == 1 and self.rng.random() < self.duplicates:
+            message.visible_at = self.clock.monotonic() + self.rng.uniform(0, self.visibility_timeout)
+            message.receives = 1
+            return
+        self.messages.remove(message)
+
+    def _redrive(self, now: float) -> None:
+        if self.max_receives is None:
+            return
+        for message in [m for m in self.messages if m.visible_at <= now and m.receives >= self.max_receives]:
+            self.messages.remove(message)
+            if self.dead_letter is not None:
+                self.dead_letter.messages.append(Message(message.id, message.body, message.group, now,
+                                                         visible_at=now))
+
+    def __len__(self) -> int:
+        return len(self.messages)
