@@ -1,0 +1,114 @@
+"""A DynamoDB stream delivered to a function as Lambda's event source mapping delivers it, for a
+simulation: every choice from the run's random generator.
+
+- The stream is split into shards by partition key: the records of one item (of one partition
+  key) stay in commit order; records of different shards may be delivered in any relative order,
+  as Lambda reads shards in parallel. Which shard goes next is drawn from the generator.
+- The filter criteria drop the records no pattern matches (EventBridge's pattern syntax, over the
+  whole record); a dropped record is never delivered.
+- A batch is up to ``batch_size`` records of one shard. When the function raises, the batch is
+  retried (up to ``max_retries`` times), split in two first when ``bisect`` is set; when it
+  reports failed items (``batchItemFailures``), the batch goes again from the first of them. Each
+  failed delivery counts as a retry; a batch out of retries goes to ``on_failure`` (its first and
+  last sequence numbers) and the shard moves past it, as a failure destination does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Record = dict[str, Any]
+
+
+@dataclass
+class _Shard:
+    records: list[Record] = field(default_factory=list)
+    attempts: int = 0
+    size: int = 0
+    """The size of the batch being retried (0: a fresh batch of ``batch_size``)."""
+
+
+@dataclass
+class StreamMapping:
+    """One function mapped to one table's stream."""
+
+    function: Callable[[dict[str, Any]], Any]
+    rng: random.Random
+    shards: int = 4
+    batch_size: int = 100
+    max_retries: int = 10
+    bisect: bool = True
+    filters: list[str] | None = None
+    """The filter criteria's patterns (JSON text, as in the template); None: every record."""
+    on_failure: Callable[[dict[str, Any]], None] | None = None
+    delivered: list[list[str]] = field(default_factory=list)
+    """Each invocation's records, by sequence number, in order."""
+    _shards: list[_Shard] = field(default_factory=list)
+    _patterns: list[Any] | None = None
+
+    def __post_init__(self) -> None:
+        self._shards = [_Shard() for _ in range(self.shards)]
+        if self.filters is not None:
+            from moto.events.models import EventPattern
+
+            self._patterns = [EventPattern.load(text) for text in self.filters]
+
+    def add(self, records: list[Record]) -> None:
+        """Records the stream gained, oldest first (each goes to its partition key's shard)."""
+        for record in records:
+            if self._patterns is not None and not any(p.matches_event(record) for p in self._patterns):
+                continue
+            keys = record["dynamodb"]["Keys"]
+            partition = str(sorted(keys.items())[0])  # the first key attribute: pk
+            shard = int(hashlib.sha256(partition.encode()).hexdigest()[:8], 16) % self.shards
+            self._shards[shard].records.append(record)
+
+    def pending(self) -> int:
+        return sum(len(s.records) for s in self._shards)
+
+    def step(self) -> bool:
+        """Deliver one batch of one shard (drawn among those with records); False when none has any."""
+        waiting = [s for s in self._shards if s.records]
+        if not waiting:
+            return False
+        shard = self.rng.choice(waiting)
+        batch = shard.records[:shard.size or self.batch_size]
+        self.delivered.append([r["dynamodb"]["SequenceNumber"] for r in batch])
+        try:
+            answer = self.function({"Records": batch})
+        except Exception:
+            self._failed(shard, batch, halve=self.bisect)
+            return True
+        failures = answer.get("batchItemFailures") or [] if isinstance(answer, dict) else []
+        if not failures:
+            del shard.records[:len(batch)]
+            shard.attempts, shard.size = 0, 0
+            return True
+        first = min(int(f["itemIdentifier"]) for f in failures)
+        done = [r for r in batch if int(r["dynamodb"]["SequenceNumber"]) < first]
+        del shard.records[:len(done)]
+        self._failed(shard, batch[len(done):], halve=False)
+        return True
+
+    def _failed(self, shard: _Shard, batch: list[Record], *, halve: bool) -> None:
+        shard.attempts += 1
+        if shard.attempts > self.max_retries:
+            del shard.records[:len(batch)]
+            shard.attempts, shard.size = 0, 0
+            if self.on_failure is not None:
+                self.on_failure({"StartSequenceNumber": batch[0]["dynamodb"]["SequenceNumber"],
+                                 "EndSequenceNumber": batch[-1]["dynamodb"]["SequenceNumber"],
+                                 "BatchSize": len(batch)})
+            return
+        shard.size = max(1, len(batch) // 2) if halve and len(batch) > 1 else len(batch)
+
+    def drain(self, limit: int = 100_000) -> int:
+        """Deliver until no shard has records (at most ``limit`` batches); returns the batches."""
+        n = 0
+        while n < limit and self.step():
+            n += 1
+        return n
