@@ -373,19 +373,21 @@ def write_readme(path: Path, measured: dict[str, list[Figure]], run: Run) -> lis
     """Replace the README's block of each measured section that has one (``Section.readme``) with
     what this run measured; returns the sections written. A section the README has no block for
     is left out: the README says where its figures are."""
-    text = path.read_text(encoding="utf-8")
-    written = []
+    blocks: dict[str, str] = {}
     for section in SECTIONS:
-        if not section.readme or not measured.get(section.name):
-            continue
-        module, func = section.readme.split(":")
-        body: str = getattr(import_module(module), func)(measured[section.name], run)
-        name = re.escape(section.name)
-        block = f"<!-- bench:{section.name} -->\n{body.rstrip()}\n<!-- /bench:{section.name} -->\n"
-        pattern = re.compile(rf"<!-- bench:{name} -->\n.*?<!-- /bench:{name} -->\n", re.S)
-        text, found = pattern.subn(lambda _, block=block: block, text)
-        if found:
-            written.append(section.name)
+        if section.readme and measured.get(section.name):
+            module, func = section.readme.split(":")
+            body: str = getattr(import_module(module), func)(measured[section.name], run)
+            blocks[section.name] = f"<!-- bench:{section.name} -->\n{body.rstrip()}\n<!-- /bench:{section.name} -->\n"
+    written: list[str] = []
+
+    def replaced(block: re.Match[str]) -> str:
+        if block["name"] not in blocks:
+            return block.group(0)
+        written.append(block["name"])
+        return blocks[block["name"]]
+
+    text = _BLOCK.sub(replaced, path.read_text(encoding="utf-8"))
     path.write_text(text, encoding="utf-8")
     return written
 

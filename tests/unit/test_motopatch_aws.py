@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from croupier.local import motopatch
+from croupier.sim.streams import passes
 
 REGION = "us-east-1"
 
@@ -156,7 +157,7 @@ def test_stream_filter_criteria_pass_the_records_lambda_would_pass_and_no_other(
     patterns = _live_filters()
     assert patterns
     # WHEN records of each kind of item are matched as Lambda matches them (EventBridge patterns)
-    passed = {(pk, sk): motopatch._passes(patterns, _record(pk, sk)) for pk, sk in (
+    passed = {(pk, sk): passes(patterns, _record(pk, sk)) for pk, sk in (
         ("ROUND#r1", "META"), ("ROUND#r1#SHARD#003", "BET#b1"), ("TABLE#t1", "META"), ("LOG#t1", "E#00000007"),
         ("LOG#t1", "HEAD"), ("ROUND#r1#PLAYER#p1", "BETS"), ("ROUND#RULES#abc", "RULES"), ("WATCH#t1", "001#c1"),
         ("CONN#c1", "META"), ("SHOE#t1#s1", "RESULTS"))}

@@ -42,6 +42,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from ..sim.streams import passes
+
 _state = threading.local()
 _applied: dict[str, bool] = {}
 _LOCK = threading.RLock()
@@ -253,7 +255,7 @@ class _Delivery:
 
         for arn, esm in list(self.shard.table.lambda_event_source_mappings.items()):
             patterns = stream_filters.get(arn)
-            wanted = [r for r in records if patterns is None or _passes(patterns, r.record)]
+            wanted = [r for r in records if patterns is None or passes(patterns, r.record)]
             backend = get_backend(self.shard.account_id, arn.split(":")[3])
             for _ in range(5):  # a batch with failed records goes again from the first of them
                 if not wanted or _stopped.is_set():
@@ -264,13 +266,6 @@ class _Delivery:
                     break
                 wanted = [r for r in wanted if int(r.record["dynamodb"]["SequenceNumber"]) >= failed]
                 time.sleep(0.2)
-
-
-def _passes(patterns: list[Any], record: dict[str, Any]) -> bool:
-    """Does a stream record pass a function's filter criteria (any of its patterns)? Matched on the
-    record as JSON, as the function receives it (moto keeps its creation time as a datetime)."""
-    plain = json.loads(json.dumps(record, default=str))
-    return any(pattern.matches_event(plain) for pattern in patterns)
 
 
 def _first_failure(answer: Any) -> int | None:

@@ -57,9 +57,9 @@ def _stream_filters(props: dict[str, Any]) -> list[Any] | None:
     """A DynamoDB event's filter criteria, each pattern matched as Lambda matches it (EventBridge's
     pattern syntax, over the whole stream record); a record goes to the function when any of them
     matches it. None: every record."""
-    from moto.events.models import EventPattern
+    from ..sim.streams import filter_patterns
 
-    patterns = [EventPattern.load(entry["Pattern"]) for entry in (props.get("FilterCriteria") or {}).get("Filters", [])]
+    patterns = filter_patterns([entry["Pattern"] for entry in (props.get("FilterCriteria") or {}).get("Filters", [])])
     return patterns or None
 
 

@@ -16,12 +16,28 @@ simulation: every choice from the run's random generator.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 Record = dict[str, Any]
+
+
+def filter_patterns(texts: list[str]) -> list[Any]:
+    """An event source mapping's filter criteria (each pattern's JSON text), ready to match."""
+    from moto.events.models import EventPattern
+
+    return [EventPattern.load(text) for text in texts]
+
+
+def passes(patterns: list[Any], record: Record) -> bool:
+    """Does a stream record pass filter criteria (any of their patterns)? Matched as Lambda matches
+    it: EventBridge's pattern syntax over the record as JSON (a record kept with a datetime in it
+    is matched as the function would receive it)."""
+    plain = json.loads(json.dumps(record, default=str))
+    return any(pattern.matches_event(plain) for pattern in patterns)
 
 
 @dataclass
@@ -52,15 +68,12 @@ class StreamMapping:
 
     def __post_init__(self) -> None:
         self._shards = [_Shard() for _ in range(self.shards)]
-        if self.filters is not None:
-            from moto.events.models import EventPattern
-
-            self._patterns = [EventPattern.load(text) for text in self.filters]
+        self._patterns = filter_patterns(self.filters or []) if self.filters is not None else None
 
     def add(self, records: list[Record]) -> None:
         """Records the stream gained, oldest first (each goes to its partition key's shard)."""
         for record in records:
-            if self._patterns is not None and not any(p.matches_event(record) for p in self._patterns):
+            if self._patterns is not None and not passes(self._patterns, record):
                 continue
             keys = record["dynamodb"]["Keys"]
             partition = str(sorted(keys.items())[0])  # the first key attribute: pk
