@@ -8,7 +8,7 @@ DEPLOY := $(VENV)/.deploy-stamp
 NODE := node_modules/.installed-stamp
 SAM := SAM_CLI_TELEMETRY=0 $(VENV)/bin/sam
 
-.PHONY: setup browser fonts screenshots deploy-web test lint types template unit integration reliability bench demo local audit build deploy clean
+.PHONY: setup browser fonts screenshots deploy-web test lint types template unit integration reliability bench chaos demo local audit build deploy clean
 
 setup: $(STAMP) $(NODE) browser
 
@@ -87,6 +87,11 @@ audit: $(RUNTIME)
 
 bench: $(STAMP)
 	$(PY) scripts/bench.py
+
+# The simulated world: the real handlers and workflow in memory, faults from one seed, every
+# invariant after every step; more: make chaos ARGS="--rounds 20000 --seed 7".
+chaos: $(STAMP)
+	$(VENV)/bin/croupier chaos --rounds 1000 --seed 1 --jobs 2 $(ARGS)
 
 # Fonts for the pages' five languages in the screenshots (Debian's Noto: Arabic script with Nastaliq
 # for Urdu, Devanagari, Thai), installed as root when the machine has none; a player's own device

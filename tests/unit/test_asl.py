@@ -162,10 +162,15 @@ def test_the_api_refuses_a_token_not_waiting_and_an_execution_twice() -> None:
         flows.send_task_success(token, "{}")  # answered already
     with pytest.raises(TaskDoesNotExist):
         flows.send_task_success("no-such-token", "{}")
+    # a start with the name and input of the running execution is that execution (Step Functions'
+    # idempotent start); another input, or the same once it ended, is refused
+    assert flows.start("r7", {"round_id": "r7", "countdown": 5}) is flows.executions["r7"]
     with pytest.raises(ValueError, match="ExecutionAlreadyExists"):
-        flows.start("r7", {"round_id": "r7", "countdown": 5})
+        flows.start("r7", {"round_id": "r7", "countdown": 6})
     flows.run_until(10)
     assert flows.executions["r7"].status == "SUCCEEDED"
+    with pytest.raises(ValueError, match="ExecutionAlreadyExists"):
+        flows.start("r7", {"round_id": "r7", "countdown": 5})
 
 
 def test_an_execution_times_out_after_its_machines_timeout() -> None:

@@ -93,6 +93,21 @@ def build_parser() -> argparse.ArgumentParser:
                     help="replay one round's transcript in N (default 1: every round)")
     sm.set_defaults(func=_lazy("croupier.simulate", "run"))
 
+    ch = sub.add_parser("chaos", help="play rounds of the whole application in simulated worlds on one seed, "
+                                      "with faults, checking every invariant after every step")
+    ch.add_argument("--rounds", type=int, default=1000, help="rounds to play in all (default 1000)")
+    ch.add_argument("--seed", type=int, default=1, help="the seed: the same seed prints the same report")
+    ch.add_argument("--faults", default=None, metavar="KIND=CHANCE,...",
+                    help="changes to the default fault mix (the kinds and their chances: docs/reliability.md)")
+    ch.add_argument("--per-world", type=int, default=250, help="rounds per world (default 250)")
+    ch.add_argument("--tables", type=int, default=4, help="tables per world (default 4)")
+    ch.add_argument("--players", type=int, default=4, help="players per table (default 4)")
+    ch.add_argument("--jobs", type=int, default=1, help="processes the worlds are spread over (the report is the same)")
+    ch.add_argument("--no-shrink", action="store_true", help="report violations without looking for the shortest run")
+    ch.add_argument("--world", default=None, help="replay one world by its seed (as a report names it, e.g. 1/7)")
+    ch.add_argument("--spare", default=None, metavar="N,N,...", help="with --world: the faults (by number) not applied")
+    ch.set_defaults(func=_lazy("croupier.sim.chaos", "run"))
+
     au = sub.add_parser("audit", help="check a whole store: wallets equal ledgers, every bet settled once, "
                                       "money conserved, settled rounds replay")
     au.add_argument("--endpoint", default=None, help="AWS endpoint of a local stack (default: the running "

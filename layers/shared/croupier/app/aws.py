@@ -18,10 +18,12 @@ call finds it loaded; so is whatever a module defers to its first call with :fun
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import os
 import types
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 PREPARED_INITIALISATIONS = ("provisioned-concurrency", "snap-start")
@@ -35,6 +37,9 @@ class LazyModule(types.ModuleType):
         super().__init__(name, f"the {name} module, imported on first use")
 
     def __getattr__(self, attribute: str) -> Any:
+        standing_in = _stand_in.get() if self.__name__ == "boto3" else None
+        if standing_in is not None:
+            return getattr(standing_in, attribute)
         return getattr(importlib.import_module(self.__name__), attribute)
 
     def __dir__(self) -> list[str]:
@@ -43,6 +48,20 @@ class LazyModule(types.ModuleType):
 
 boto3: Any = LazyModule("boto3")
 """Stands for the ``boto3`` module (``boto3.client(...)``, ``boto3.resource(...)``)."""
+
+_stand_in: contextvars.ContextVar[Any] = contextvars.ContextVar("croupier_sdk", default=None)
+
+
+@contextmanager
+def standing_in(sdk: Any) -> Iterator[Any]:
+    """Within this block, in this thread, ``boto3.client`` and ``boto3.resource`` are ``sdk``'s (a
+    simulation's services in memory): the one seam between the application and the AWS SDK. A
+    module that cached a client made outside the block must be reset by the caller."""
+    token = _stand_in.set(sdk)
+    try:
+        yield sdk
+    finally:
+        _stand_in.reset(token)
 
 
 def prepared_initialisation(environ: Mapping[str, str] | None = None) -> bool:

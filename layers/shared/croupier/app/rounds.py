@@ -13,11 +13,14 @@ the round still waits for another card leaves the workflow asleep in its card wa
 nothing to do yet (:func:`croupier.app.dealing._dealing_on`).
 """
 
+
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from botocore.exceptions import ClientError
 
 from .. import betting
 from ..errors import ShoeError
@@ -59,6 +62,8 @@ def start_round(table_id: str) -> dict[str, Any]:
     def attempt() -> dict[str, Any]:
         table = store.load_table(table_id)
         if not table_idle(table):
+            if table.get("round_status") == RoundStatus.BETTING:
+                _ensure_workflow(store.load_round(str(table["round_id"])))
             raise StateConflict(f"round {table['round_id']} is still in play", reason="round-in-play")
         if table.get("shoe") is None:
             raise StateConflict("no shoe: shuffle a new shoe first", reason="no-shoe")
@@ -98,6 +103,18 @@ def start_round(table_id: str) -> dict[str, Any]:
     round_item = retry(attempt)
     workflow.start_round(round_item["round_id"], table_id, timers(round_item).countdown)
     return round_item
+
+
+def _ensure_workflow(round_item: dict[str, Any]) -> None:
+    """Start the workflow of a round in betting again: the call that opened the round may have
+    died after its write and before its start (a round without a workflow is never settled).
+    Step Functions answers a start with the same name and input as a running execution with that
+    execution; one that differs, or has ended, is refused, and then there is nothing to start."""
+    try:
+        workflow.start_round(round_item["round_id"], round_item["table_id"], timers(round_item).countdown)
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
+            raise
 
 
 # --- waking the workflow ---------------------------------------------------------------------

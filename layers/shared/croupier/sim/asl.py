@@ -260,7 +260,13 @@ class Workflows:
     # --- the API a function calls ---------------------------------------------------------------
 
     def start(self, name: str, execution_input: dict[str, Any]) -> Execution:
-        if name in self.executions:
+        """Start an execution; a start with the name and input of a running one is that one (as
+        Step Functions answers it for a Standard workflow), any other start of a known name is
+        refused."""
+        known = self.executions.get(name)
+        if known is not None:
+            if known.status == "RUNNING" and known.input == execution_input:
+                return known
             raise ValueError(f"ExecutionAlreadyExists: {name}")
         execution = Execution(name, copy.deepcopy(execution_input), self.clock.time())
         execution.run = self._execute(execution)

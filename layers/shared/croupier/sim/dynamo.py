@@ -1492,6 +1492,8 @@ class Service:
         self.region, self.clock = region, clock
         self.tables: dict[str, Table] = {}
         self.lock = threading.RLock()
+        self.changed: list[tuple[str, dict[str, Any]]] | None = None
+        """Where every change is noted (the table and the item's key), once someone watches."""
 
     def table(self, name: str) -> Table:
         found = self.tables.get(name)
@@ -1502,6 +1504,9 @@ class Service:
     def commit(self, table: Table, before: Item | None, after: Item | None) -> None:
         if table.commit(before, after):
             table.record(before, after, self.region, self.clock() if self.clock is not None else None)
+            if self.changed is not None:
+                self.changed.append((table.name, plain({k: v for k, v in cast(Item, after or before).items()
+                                                        if k in table.keys})))
 
     # tables
 
@@ -1833,6 +1838,9 @@ class FakeClient:
     def __init__(self, service: Service) -> None:
         self._service = service
         self.exceptions = client_exceptions()
+        self.around: Callable[[str, str], None] | None = None
+        """Called with the operation and ``"before"``, then ``"after"`` once it took effect (a
+        simulation's faults: it may raise, and a :class:`Refused` becomes the operation's error)."""
 
     def _call(self, operation: str, params: Mapping[str, Any],
               run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> dict[str, Any]:
@@ -1840,8 +1848,12 @@ class FakeClient:
             request = wire(params, ConditionExpressionBuilder())
             validate_parameters(request, cast(Shape, service_model().operation_model(operation).input_shape))
             interpreted(operation, request)
+            if self.around is not None:
+                self.around(operation, "before")
             with self._service.lock:
                 answer = run(request)
+            if self.around is not None:
+                self.around(operation, "after")
         except Refused as refused:
             raise client_error(refused, operation) from None
         return python_answer(answer)
@@ -1928,6 +1940,26 @@ class FakeDynamo:
 
     def Table(self, name: str) -> FakeTable:
         return FakeTable(self.meta.client, name)
+
+    def peek(self, table: str, key: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The item with ``key`` (Python values), read straight from memory: no request, no
+        fault, no charge (a simulation's own look at the data, never the application's)."""
+        with self._service.lock:
+            found = self._service.table(table).get({k: typed(v) for k, v in key.items()})
+            return plain(found) if found is not None else None
+
+    def partition(self, table: str, pk: Any) -> list[dict[str, Any]]:
+        """Every item of one partition, in sort key order, read as :meth:`peek` reads."""
+        with self._service.lock:
+            stored = self._service.table(table).partitions.get(order(typed(pk)))
+            return [plain(stored.items[position]) for position in stored.positions] if stored else []
+
+    def take_changes(self) -> list[tuple[str, dict[str, Any]]]:
+        """The keys of the items changed since the last call, in commit order, with their table
+        (every table, whether it has a stream or not: a simulation's own bookkeeping)."""
+        with self._service.lock:
+            changed, self._service.changed = self._service.changed or [], []
+            return changed
 
     def records(self, table: str) -> list[dict[str, Any]]:
         """The table's stream records so far, oldest first (copies)."""

@@ -1,0 +1,191 @@
+"""``croupier chaos``: many simulated worlds (:mod:`croupier.sim.world`), faults everywhere, every
+invariant checked after every step, and the report: rounds played, faults injected by kind,
+invariants checked, and every violation with what replays it and the fewest faults that still
+cause it.
+
+The rounds are played by worlds of ``--per-world`` rounds each; world ``i`` of seed ``S`` is seeded
+``"S/i"``, so the output depends on the seed, the rounds and the fault mix only (never on
+``--jobs``, the processes the worlds are spread over): the same command prints the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from .world import DEFAULT_RATES, FAULT_KINDS, Plan, World
+
+SHRINK_TRIALS = 40
+"""Worlds replayed, at most, to find the fewest faults that still cause a violation."""
+
+
+@dataclass(frozen=True)
+class Job:
+    seed: str
+    rounds: int
+    tables: int
+    players: int
+    rates: tuple[tuple[str, float], ...]
+    spared: frozenset[int] = frozenset()
+
+    def plan(self) -> Plan:
+        return Plan(dict(self.rates), self.spared)
+
+
+@dataclass
+class Outcome:
+    seed: str
+    rounds: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    checked: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    invocations: Counter[str] = field(default_factory=Counter)
+    violations: list[str] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)
+    drawn: list[tuple[int, str, str]] = field(default_factory=list)
+    steps: int = 0
+    virtual_seconds: float = 0.0
+
+
+def play(job: Job) -> Outcome:
+    world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players)
+    world.run()
+    out = Outcome(job.seed, Counter(world.rounds_finished), Counter(world.faults.injected),
+                  Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
+                  [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
+                  list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic())
+    return out
+
+
+def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
+    """The shortest run (fewest rounds, then fewest faults) that still breaks the first invariant
+    ``found`` broke: the same draws, fewer rounds played, faults spared one at a time."""
+    invariant = found.violations[0].split(": ")[1]
+
+    def breaks(candidate: Job) -> Outcome | None:
+        outcome = play(candidate)
+        return outcome if any(v.split(": ")[1] == invariant for v in outcome.violations) else None
+
+    best, best_outcome, trials = job, found, 0
+    low, high = 1, job.rounds
+    while low < high and trials < SHRINK_TRIALS // 2:
+        middle = (low + high) // 2
+        trials += 1
+        candidate = Job(job.seed, middle, job.tables, job.players, job.rates)
+        outcome = breaks(candidate)
+        if outcome is not None:
+            high, best, best_outcome = middle, candidate, outcome
+        else:
+            low = middle + 1
+    for number, _, _ in reversed(best_outcome.drawn):
+        if trials >= SHRINK_TRIALS:
+            break
+        trials += 1
+        candidate = Job(best.seed, best.rounds, best.tables, best.players, best.rates, best.spared | {number})
+        outcome = breaks(candidate)
+        if outcome is not None:
+            best, best_outcome = candidate, outcome
+    return best, best_outcome
+
+
+def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int = 250, tables: int = 4,
+              players: int = 4, jobs: int = 1, shrinking: bool = True,
+              ) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
+    jobs_list = []
+    for index, start in enumerate(range(0, rounds, per_world)):
+        jobs_list.append(Job(f"{seed}/{index}", min(per_world, rounds - start), tables, players,
+                             tuple(sorted(rates.items()))))
+    if jobs > 1:
+        # spawned, not forked: the caller may run threads (a test session's local stacks)
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            outcomes = list(pool.map(play, jobs_list))
+    else:
+        outcomes = [play(job) for job in jobs_list]
+    shrunk = [shrink(job, outcome) for job, outcome in zip(jobs_list, outcomes, strict=True)
+              if outcome.violations and shrinking]
+    return outcomes, shrunk
+
+
+def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outcome],
+           shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int) -> str:
+    total: dict[str, Counter[str]] = {name: Counter() for name in ("rounds", "faults", "checked", "errors",
+                                                                   "invocations")}
+    steps = 0
+    for outcome in outcomes:
+        for name in total:
+            total[name].update(getattr(outcome, name))
+        steps += outcome.steps
+    lines = [f"croupier chaos: seed {seed}, {rounds} rounds of baccarat in {len(outcomes)} worlds "
+             f"(each up to {per_world} rounds on {tables} tables)",
+             f"rounds: {sum(total['rounds'].values())} finished "
+             f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
+             f"steps: {steps}; invocations: {sum(total['invocations'].values())} "
+             f"({', '.join(f'{k} {n}' for k, n in sorted(total['invocations'].items()))})",
+             f"faults injected: {sum(total['faults'].values())}"]
+    lines += [f"  {kind:<20} {total['faults'][kind]:>8}   (chance {rates.get(kind, 0.0):g})" for kind in FAULT_KINDS]
+    lines.append(f"invariants checked: {sum(total['checked'].values())}")
+    lines += [f"  {name:<20} {count:>8}" for name, count in sorted(total["checked"].items())]
+    if total["errors"]:
+        lines.append("function errors (the caller saw them and retried):")
+        lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]
+    broken = [o for o in outcomes if o.violations]
+    lines.append(f"violations: {sum(len(o.violations) for o in outcomes)}")
+    for outcome in broken:
+        lines.append(f"  world {outcome.seed}:")
+        lines += [f"    {v}" for v in outcome.violations[:10]]
+    for job, outcome in shrunk:
+        spared = ",".join(str(n) for n in sorted(job.spared))
+        kept = [f"#{n} {kind} at {where}" for n, kind, where in outcome.drawn if n not in job.spared]
+        lines.append(f"  shortest reproduction of world {job.seed}: "
+                     f"croupier chaos --world {job.seed} --rounds {job.rounds}"
+                     f"{' --spare ' + spared if spared else ''}  ({len(kept)} faults left: {'; '.join(kept[:12])})")
+        lines.append("    its last steps:")
+        lines += [f"      {line}" for line in outcome.trace[-25:]]
+    return "\n".join(lines)
+
+
+def parse_rates(text: str | None) -> dict[str, float]:
+    rates = dict(DEFAULT_RATES)
+    if not text:
+        return rates
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {name!r}: the kinds are {', '.join(FAULT_KINDS)}")
+        try:
+            rates[name] = float(value)
+        except ValueError:
+            raise ValueError(f"the chance of {name} must be a number from 0 to 1, not {value!r}") from None
+        if not 0.0 <= rates[name] <= 1.0:
+            raise ValueError(f"the chance of {name} must be from 0 to 1, not {value}")
+    return rates
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rates = parse_rates(args.faults)
+        if args.rounds < 1 or args.per_world < 1 or args.tables < 1 or args.players < 1 or args.jobs < 1:
+            raise ValueError("--rounds, --per-world, --tables, --players and --jobs are at least 1")
+    except ValueError as exc:
+        print(f"croupier chaos: {exc}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    if args.world:
+        spared = frozenset(int(n) for n in args.spare.split(",")) if args.spare else frozenset()
+        job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared)
+        outcome = play(job)
+        print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables))
+        if outcome.violations:
+            print("its last steps:\n" + "\n".join(f"  {line}" for line in outcome.trace[-40:]))
+        return 1 if outcome.violations else 0
+    outcomes, shrunk = run_chaos(args.rounds, args.seed, rates, per_world=args.per_world, tables=args.tables,
+                                 players=args.players, jobs=args.jobs, shrinking=not args.no_shrink)
+    print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables))
+    print(f"({time.monotonic() - started:.0f} s of this machine's time)", file=sys.stderr)
+    return 1 if any(o.violations for o in outcomes) else 0

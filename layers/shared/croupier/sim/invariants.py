@@ -1,0 +1,259 @@
+"""What must hold in a simulated world, checked after every step (:class:`Invariants`).
+
+After every step:
+- **the ledger**: every wallet's balance is the last ledger entry's ``balance_after``, each entry
+  follows the one before it (``balance_before`` is the previous ``balance_after``, the amount is
+  the difference) and no entry is missing (entries are numbered by the wallet's version);
+- **closed once**: a bet settled or refunded never changes again, a finished round never changes
+  status again, and no bet is credited (a payout or a refund) twice.
+
+When a round finishes:
+- every bet of it is closed, refunded if the round was voided and settled if not;
+- each bet was debited its stake and credited once: what its result says it paid;
+- the hands hold exactly the cards the dealer dealt them, in order (a voided round: the cards it
+  took are the first ones dealt), and no stray scan is among them;
+- a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
+- it finished within the bound its timers give after its betting closed.
+
+At the end of the run:
+- every round opened is finished, every workflow execution ended well, nothing is left in the
+  devices' queue;
+- money is conserved to the unit: the wallets hold what was deposited, less the stakes, plus the
+  credits; the house's result is the stakes less the payouts of the closed bets;
+- the audit (``croupier.app.audit``) finds nothing wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ..app import store
+from ..app.config import settings
+from ..app.records import FINISHED, BetStatus, RoundStatus
+from ..games import new_round
+from ..games.base import Bet
+
+if TYPE_CHECKING:
+    from .world import World
+
+CLOSED = (BetStatus.SETTLED, BetStatus.REFUNDED)
+CREDIT_KINDS = ("settle", "refund")
+SLACK_SECONDS = 300
+"""How long past its timers a round may take to finish: the retries of its workflow's tasks."""
+
+
+class Invariants:
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.checked: Counter[str] = Counter()
+        self.versions: dict[str, int] = {}
+        self.balances: dict[str, int] = {}
+        self.deposited = 0
+        self.debits: Counter[str] = Counter()
+        """Per bet: what its wallet was debited for it."""
+        self.credits: dict[str, list[int]] = {}
+        """Per bet: each credit of its wallet for it (one, once it is closed)."""
+        self.rounds_checked: set[str] = set()
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def violation(self, invariant: str, detail: str, round_id: str | None = None) -> None:
+        from .world import Violation
+
+        world = self.world
+        world.violations.append(Violation(world.steps_run, world.clock.monotonic(), invariant, detail, round_id))
+        world.note(f"  VIOLATION {invariant}: {detail}")
+
+    def deposit(self, player: str, amount: int) -> None:
+        """Fund a player's wallet (outside any invocation: the operator's deposit)."""
+        store.move_money(player, [(f"deposit:{player}", amount, {})], kind="deposit")
+        self.deposited += amount
+
+    def bets_answered(self, player: str, answer: dict[str, Any]) -> None:
+        self.checked["answers"] += 1
+        for bet in answer.get("bets", []):
+            if bet.get("player", player) != player:
+                self.violation("own-bets", f"{player} was answered another player's bet {bet}")
+
+    def round_bets(self, round_id: str) -> list[dict[str, Any]]:
+        world = self.world
+        rnd = world.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+        shards = int(rnd.get("shards", settings().bet_shards))
+        return [store.plain(item) for shard in range(shards)
+                for item in world.dynamo.partition(settings().game_table, store.shard_pk(round_id, shard))
+                if str(item["sk"]).startswith("BET#")]
+
+    # --- after every step ------------------------------------------------------------------------
+
+    def after_step(self, what: str) -> None:
+        self._ledgers()
+        self._records()
+
+    def _ledgers(self) -> None:
+        world, wallets = self.world, settings().wallet_table
+        touched = {str(key["pk"]).removeprefix("WALLET#") for name, key in world.dynamo.take_changes()
+                   if name == wallets}
+        for player in sorted(touched):
+            self.checked["ledger"] += 1
+            wallet = world.dynamo.peek(wallets, store.wallet_key(player))
+            if wallet is None:
+                self.violation("ledger", f"{player}'s wallet is gone")
+                continue
+            version, balance = int(wallet["version"]), int(wallet["balance"])
+            running = self.balances.get(player, 0)
+            for seq in range(self.versions.get(player, 0) + 1, version + 1):
+                entry = world.dynamo.peek(wallets, {"pk": f"WALLET#{player}", "sk": f"LEDGER#{seq:012d}"})
+                if entry is None:
+                    self.violation("ledger", f"{player}'s ledger entry #{seq} is missing (wallet version {version})")
+                    continue
+                amount, before, after = int(entry["amount"]), int(entry["balance_before"]), int(entry["balance_after"])
+                if before != running or after != before + amount:
+                    self.violation("ledger", f"{player}'s ledger entry #{seq} does not follow: {before} + {amount} "
+                                             f"= {after}, the balance before it was {running}")
+                running = after
+                self._money_moved(entry, amount)
+            if running != balance:
+                self.violation("ledger", f"{player}'s balance is {balance}; its ledger entries add up to {running}")
+            self.versions[player], self.balances[player] = version, balance
+
+    def _money_moved(self, entry: dict[str, Any], amount: int) -> None:
+        bet_id = entry.get("bet_id")
+        if not bet_id:
+            return
+        if entry.get("kind") in CREDIT_KINDS:
+            credits = self.credits.setdefault(str(bet_id), [])
+            credits.append(amount)
+            self.checked["credits"] += 1
+            if len(credits) > 1:
+                self.violation("closed-once", f"bet {bet_id} credited {len(credits)} times: {credits}",
+                               str(entry.get("round_id")))
+        else:
+            self.debits[str(bet_id)] -= amount
+
+    def _records(self) -> None:
+        world = self.world
+        for record in world.dynamo.take_records(settings().game_table):
+            body = record["dynamodb"]
+            old = store.plain(_plain_image(body.get("OldImage")))
+            new = store.plain(_plain_image(body.get("NewImage")))
+            sk = str((new or old).get("sk", ""))
+            if sk.startswith("BET#") and old.get("status") in CLOSED:
+                self.checked["closed-once"] += 1
+                if new.get("status") != old.get("status") or new.get("result") != old.get("result"):
+                    self.violation("closed-once", f"bet {old.get('bet_id')} was {old.get('status')} and changed again: "
+                                                  f"{new.get('status')} {new.get('result')}", old.get("round_id"))
+            elif sk == "META" and str((new or old).get("pk", "")).startswith("ROUND#"):
+                if old.get("status") in FINISHED and new.get("status") != old.get("status"):
+                    self.violation("closed-once", f"round {old.get('round_id')} was {old.get('status')} and became "
+                                                  f"{new.get('status')}", old.get("round_id"))
+                if new.get("status") in FINISHED and old.get("status") not in FINISHED:
+                    self.round_finished(new)
+
+    # --- when a round finishes ---------------------------------------------------------------
+
+    def round_finished(self, rnd: dict[str, Any]) -> None:
+        world, round_id = self.world, str(rnd["round_id"])
+        if round_id in self.rounds_checked:
+            return
+        self.rounds_checked.add(round_id)
+        world.rounds_finished[str(rnd["status"])] += 1
+        self.checked["rounds"] += 1
+        voided = rnd["status"] == RoundStatus.VOIDED
+        bets = self.round_bets(round_id)
+        physical = world.physical.get(round_id)
+        cards = [str(e["card"]) for e in rnd.get("events", []) if "card" in e]
+        if physical is not None:
+            dealt = physical.cards
+            if (cards != dealt[:len(cards)]) if voided else (cards != dealt):
+                self.violation("hands", f"round {round_id}'s hands hold {cards}; the dealer dealt {dealt} "
+                                        f"(stray scans {physical.stray})", round_id)
+            bound = physical.closes_at + int(store.round_rules(rnd).get("timers", {}).get("pause_void", 600)) \
+                + SLACK_SECONDS
+            if world.clock.monotonic() > bound:
+                late = world.clock.monotonic() - physical.closes_at
+                self.violation("liveness", f"round {round_id} finished {late:.0f} s "
+                                           "after its betting closed, beyond its timers' bound", round_id)
+        expected: dict[str, int] = {}
+        if not voided and physical is not None:
+            if physical.stopped:
+                self.violation("settlement", f"round {round_id} was settled; its dealer had stopped "
+                                             f"({physical.stopped})", round_id)
+            elif physical.cards == cards:  # other cards are reported above: their payouts say no more
+                expected = self._expected_payouts(rnd, bets)
+        for bet in bets:
+            self.checked["bets"] += 1
+            bet_id, status = str(bet["bet_id"]), bet.get("status")
+            wanted = BetStatus.REFUNDED if voided else BetStatus.SETTLED
+            if status != wanted:
+                self.violation("closed-once", f"bet {bet_id} is {status} in a {rnd['status']} round", round_id)
+                continue
+            taken, paid = int(bet.get("taken", bet["amount"])), int((bet.get("result") or {}).get("paid", -1))
+            credits = self.credits.get(bet_id, [])
+            if self.debits[bet_id] != taken:
+                self.violation("money", f"bet {bet_id} took {taken}; its wallet was debited {self.debits[bet_id]}",
+                               round_id)
+            if credits != [paid]:
+                self.violation("money", f"bet {bet_id} paid {paid}; its wallet was credited {credits}", round_id)
+            if voided and paid != taken:
+                self.violation("money", f"bet {bet_id} of a voided round refunded {paid} of its {taken}", round_id)
+            if bet_id in expected and expected[bet_id] != paid:
+                self.violation("settlement", f"bet {bet_id} ({bet['type']} {bet['amount']}) paid {paid}; the cards "
+                                             f"dealt pay {expected[bet_id]}", round_id)
+
+    def _expected_payouts(self, rnd: dict[str, Any], bets: list[dict[str, Any]]) -> dict[str, int]:
+        physical = self.world.physical[str(rnd["round_id"])]
+        engine = new_round(str(rnd["game"]), [Bet(str(b["bet_id"]), str(b["player"]), str(b["type"]), int(b["amount"]),
+                                                  b.get("seat"), b.get("mode")) for b in bets],
+                           overrides=store.round_rules(rnd), round_in_shoe=int(rnd.get("round_in_shoe", 1)),
+                           validate=False)
+        for card in physical.cards:
+            engine.deal(card)
+        return {result.id: result.paid for result in engine.settle().bets}
+
+    # --- at the end -------------------------------------------------------------------------------
+
+    def stuck(self) -> None:
+        self.violation("liveness", "the world still had work an hour after its last round's betting closed")
+
+    def at_the_end(self) -> None:
+        world = self.world
+        self.after_step("end")
+        for round_id in world.physical:
+            rnd = world.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+            if rnd.get("status") not in FINISHED:
+                self.violation("liveness", f"round {round_id} never finished: it is {rnd.get('status')}"
+                                           f"{' (paused)' if rnd.get('paused') else ''}", round_id)
+            elif round_id not in self.rounds_checked:
+                self.round_finished(store.plain(rnd))
+        for name, execution in world.workflows.executions.items():
+            if execution.status != "SUCCEEDED":
+                self.violation("liveness", f"the workflow of round {name} is {execution.status}"
+                                           f"{': ' + str(execution.error) if execution.error else ''}", name)
+        if world.queue.messages:
+            self.violation("liveness", f"{len(world.queue.messages)} device events never left the queue")
+        held = sum(self.balances.values())
+        stakes, credits = sum(self.debits.values()), sum(sum(c) for c in self.credits.values())
+        self.checked["conservation"] += 1
+        if held != self.deposited - stakes + credits:
+            self.violation("money", f"the wallets hold {held}: deposited {self.deposited}, staked {stakes}, "
+                                    f"credited {credits}")
+        self._audit()
+
+    def _audit(self) -> None:
+        from ..app import audit
+
+        report = audit.run_audit()
+        self.checked["audit"] += 1
+        problems = getattr(report, "problems", None)
+        if problems:
+            for problem in problems:
+                self.violation("audit", str(problem))
+
+
+def _plain_image(image: Any) -> dict[str, Any]:
+    if not image:
+        return {}
+    from .dynamo import plain
+
+    return plain(image)

@@ -1,0 +1,798 @@
+"""The application in one process, on one seed: the real functions' handlers on DynamoDB in memory
+(:mod:`croupier.sim.dynamo`), the real round workflow interpreted (:mod:`croupier.sim.asl`), the
+devices' queue as SQS delivers (:mod:`croupier.sim.queues`), every clock virtual; a dealer at table
+speed, players who bet early, late, twice and again, and the faults a plan draws from the seed.
+
+Nothing here is random except through the run's one generator, and nothing waits for real time: a
+run is a function of its seed and its plan, step for step (:class:`World`).
+
+What runs the application's own code, and how:
+
+- the round and settlement functions: their Lambda handlers, invoked by the interpreted workflow;
+- the dealing function: its Lambda handler, given SQS batches of the table bus's events;
+- the players' bets, the dealer console's "open round" and the supervisor's void: the services
+  the HTTP routes call (``croupier.app.bets``, ``rounds``, ``supervision``), invoked as their
+  function would be (faults included). The HTTP layer in front of them (authorisation, request
+  models, idempotency records) is proven by the end-to-end tests on the local stack instead.
+
+What a step is: one thing the world does (a player's request, a card scanned, a batch delivered, a
+timer of the workflow), each at its virtual time; the invariants (:mod:`croupier.sim.invariants`)
+are checked after every step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import importlib.util
+import itertools
+import json
+import logging
+import os
+import random
+import sys
+import uuid
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from ..app import alerts, aws, operators, push, seamless, store, workflow
+from ..app.clock import VirtualClock, using
+from ..app.config import settings
+from ..app.events import CONSOLE, READER, source_of
+from ..app.records import FINISHED, RoundStatus
+from ..cards import BURN_VALUE
+from ..errors import CroupierError
+from ..games import new_round
+from ..games.base import Bet, CardFor, RoundEngine, Settle
+from ..local import template as tpl
+from .asl import Failure, TaskDoesNotExist, Workflows
+from .dynamo import FakeDynamo, Refused
+from .queues import Message, Queue
+
+ACCOUNT, REGION = "123456789012", "us-east-1"
+CARD_PACE = 1 / 3
+"""Seconds between two cards: three a second, the dealer never waits for the system."""
+DECKS, CUT_AT = 8, 360
+
+FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm")
+"""Faults of one invocation: the function's process dies before or after one of its store calls
+(after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
+but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
+of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries)."""
+WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void")
+"""Faults of the world: the queue delivers an event again or late, a player sends a request twice
+at once or again later, bets after the countdown, the reader scans a card no hand can take, the
+supervisor voids a round."""
+FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS
+
+DEFAULT_RATES: dict[str, float] = {
+    "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
+    "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
+    "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01,
+}
+"""The fault mix of ``croupier chaos`` unless told otherwise: chances per invocation (function
+faults), per event sent (deliveries), per bet request (players) and per round (stray card, void)."""
+
+
+class FunctionDied(BaseException):
+    """The function's process died here: nothing after this point ran (not an ``Exception``, so
+    that no ``except Exception`` of the application can survive it)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What faults a run injects: ``rates`` by kind (see :data:`DEFAULT_RATES`); ``spared``: the
+    numbers of faults drawn but not applied (the shrinking of a failing run: the same draws, fewer
+    faults)."""
+
+    rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RATES))
+    spared: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.rates) - set(FAULT_KINDS)
+        if unknown:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}: the kinds are {', '.join(FAULT_KINDS)}")
+        bad = {k: v for k, v in self.rates.items() if not 0.0 <= v <= 1.0}
+        if bad:
+            raise ValueError(f"a fault's chance is from 0 to 1: {bad}")
+
+
+@dataclass
+class Invocation:
+    function: str
+    die: tuple[str, int] | None = None
+    """``("before" | "after", n)``: the process dies at its n-th store call."""
+    timeout: bool = False
+    storm: bool = False
+    calls: int = 0
+    fault: int | None = None
+    """The number of the fault drawn for this invocation."""
+
+
+class Faults:
+    """Draws the faults of a run from its generator, numbers them, and counts those that happened."""
+
+    def __init__(self, rng: random.Random, plan: Plan) -> None:
+        self.rng, self.plan = rng, plan
+        self.numbers = itertools.count(1)
+        self.drawn: list[tuple[int, str, str]] = []
+        """Every fault drawn: its number, kind and where (spared ones too)."""
+        self.injected: Counter[str] = Counter()
+
+    def roll(self, kind: str, where: str) -> int | None:
+        """Whether a fault of ``kind`` happens here: its number, or None. The generator is drawn
+        the same whether it is spared or not, so sparing one changes nothing else of the run."""
+        happens = self.rng.random() < self.plan.rates.get(kind, 0.0)
+        if not happens:
+            return None
+        number = next(self.numbers)
+        self.drawn.append((number, kind, where))
+        if number in self.plan.spared:
+            return None
+        return number
+
+    def happened(self, kind: str) -> None:
+        self.injected[kind] += 1
+
+
+# --- the AWS services the application reaches, in memory --------------------------------------
+
+
+def _client_error(code: str, message: str, operation: str) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": message}}, operation)
+
+
+class StepFunctionsInMemory:
+    """``boto3.client("stepfunctions")``: executions of the interpreted workflow."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def start_execution(self, *, stateMachineArn: str, name: str, input: str) -> dict[str, Any]:
+        try:
+            self.world.workflows.start(name, json.loads(input))
+        except ValueError as exc:
+            raise _client_error("ExecutionAlreadyExists", str(exc), "StartExecution") from None
+        return {"executionArn": f"{stateMachineArn.replace(':stateMachine:', ':execution:')}:{name}",
+                "startDate": self.world.clock.time()}
+
+    def send_task_success(self, *, taskToken: str, output: str) -> dict[str, Any]:
+        try:
+            self.world.workflows.send_task_success(taskToken, output)
+        except TaskDoesNotExist as exc:
+            raise _client_error("TaskDoesNotExist", str(exc), "SendTaskSuccess") from None
+        return {}
+
+
+class EventBusInMemory:
+    """``boto3.client("events")``: what the application publishes, kept."""
+
+    def __init__(self) -> None:
+        self.published: list[dict[str, Any]] = []
+
+    def put_events(self, *, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        self.published.extend(Entries)
+        return {"FailedEntryCount": 0, "Entries": [{"EventId": f"e-{len(self.published)}"} for _ in Entries]}
+
+
+class AwsInMemory:
+    """What ``boto3`` gives the application within :func:`croupier.app.aws.standing_in`."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def resource(self, service: str, *args: Any, **kwargs: Any) -> Any:
+        if service != "dynamodb":
+            raise ValueError(f"the simulation has no {service} resource")
+        return self.world.dynamo
+
+    def client(self, service: str, *args: Any, **kwargs: Any) -> Any:
+        known = {"stepfunctions": self.world.sfn, "events": self.world.bus, "dynamodb": self.world.dynamo.meta.client}
+        if service not in known:
+            raise ValueError(f"the simulation has no {service} client: the application called it on a path "
+                             "the simulation does not run")
+        return known[service]
+
+
+CACHED_CLIENTS = (store, workflow, alerts, seamless, push, operators)
+"""Modules that keep a client made once: emptied as a simulation begins and ends."""
+
+
+# --- the people and the devices ---------------------------------------------------------------
+
+
+class Shoe:
+    """The dealer's physical shoe: eight decks, shuffled by the run's generator."""
+
+    def __init__(self, rng: random.Random, number: int) -> None:
+        from ..cards import ALL_CARDS
+
+        self.cards = [c for c in ALL_CARDS for _ in range(DECKS)]
+        rng.shuffle(self.cards)
+        self.position, self.shoe_id, self.cut_reported = 0, f"shoe-{number}", False
+
+    def draw(self) -> str:
+        card = self.cards[self.position]
+        self.position += 1
+        return card
+
+
+@dataclass
+class PhysicalRound:
+    """What happened at the table in one round: the cards dealt to its hands, in order, and the
+    dealer's own engine (which knows the procedure) after them."""
+
+    round_id: str
+    engine: RoundEngine
+    closes_at: float
+    cards: list[str] = field(default_factory=list)
+    stray: list[str] = field(default_factory=list)
+    """Cards the reader scanned that no hand was dealt (a stray scan)."""
+    stopped: str | None = None
+    checked: bool = False
+
+
+@dataclass
+class TableAtWorld:
+    table_id: str
+    game: str
+    reader: str
+    players: list[str]
+    shoe: Shoe | None = None
+    seq: int = 0
+    """The reader's last event number."""
+    physical: PhysicalRound | None = None
+    rounds: int = 0
+    refusals: int = 0
+    """"Open round" refused in a row."""
+
+
+@dataclass(order=True)
+class _Step:
+    at: float
+    seq: int
+    what: str = field(compare=False)
+    act: Callable[[], None] = field(compare=False)
+
+
+@dataclass
+class Violation:
+    step: int
+    at: float
+    invariant: str
+    detail: str
+    round_id: str | None = None
+
+
+class World:
+    """One simulated deployment: ``tables`` tables of ``game``, ``players`` players each, played
+    for ``rounds`` rounds in all; ``seed`` and ``plan`` decide everything else."""
+
+    def __init__(self, seed: int | str, plan: Plan | None = None, *, rounds: int = 10, tables: int = 2,
+                 players: int = 4, game: str = "baccarat", root: Path | None = None,
+                 trace: int = 40) -> None:
+        self.seed, self.plan, self.rounds_wanted, self.game = seed, plan or Plan(), rounds, game
+        self.root = root or Path(__file__).resolve().parents[4]
+        self.rng = random.Random(seed)
+        self.faults = Faults(random.Random(f"{seed}:faults"), self.plan)
+        self.clock = VirtualClock()
+        self.dynamo = FakeDynamo(REGION, self.clock.time)
+        self.dynamo.meta.client.around = self._around
+        self.dynamo.take_changes()  # from now on, every change is noted for the invariants
+        self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
+        self.aws = AwsInMemory(self)
+        self.steps: list[_Step] = []
+        self.step_seq = itertools.count()
+        self.steps_run = 0
+        self.trace: list[str] = []
+        self.trace_length = trace
+        self.violations: list[Violation] = []
+        self.invocation: Invocation | None = None
+        self.invocations: Counter[str] = Counter()
+        self.function_errors: Counter[str] = Counter()
+        self.rounds_started = 0
+        self.rounds_finished: Counter[str] = Counter()
+        self.uuids = random.Random(f"{seed}:ids")
+        self.output = Output()
+        self._tables_spec = self._template_tables()
+        self.table_count, self.player_count = tables, players
+        self.tables: dict[str, TableAtWorld] = {}
+        self.physical: dict[str, PhysicalRound] = {}
+        self.handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
+        self.workflows: Workflows = Workflows(
+            (self.root / "statemachine" / "round.asl.json").read_text(encoding="utf-8"), self._task, self.clock,
+            {"RoundFunctionArn": "round", "SettlementFunctionArn": "settlement"})
+        self.queue = Queue("table-events", self.clock, random.Random(f"{seed}:queue"), visibility_timeout=30.0,
+                           max_receives=None, duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
+        self._poll_at: float | None = None
+        self._deleted: set[str] = set()
+        from .invariants import Invariants
+
+        self.invariants = Invariants(self)
+
+    # --- the deployment ----------------------------------------------------------------------
+
+    def _template_tables(self) -> list[dict[str, Any]]:
+        template = tpl.load(self.root / "template.yaml")
+        resolver = tpl.Resolver(template, {"Stage": "sim"}, REGION, ACCOUNT)
+        specs = []
+        for logical, spec in template["Resources"].items():
+            if spec["Type"] != "AWS::DynamoDB::Table":
+                continue
+            props = resolver.resolve(spec["Properties"])
+            args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
+            if props.get("GlobalSecondaryIndexes"):
+                args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+            if props.get("StreamSpecification"):
+                args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+            specs.append({"logical": logical, **args})
+        return specs
+
+    def _environment(self) -> dict[str, str]:
+        names = {spec["logical"]: spec["TableName"] for spec in self._tables_spec}
+        game = next(n for k, n in names.items() if "Game" in k)
+        wallet = next(n for k, n in names.items() if "Wallet" in k)
+        idempotency = next((n for k, n in names.items() if "Idempotency" in k), "croupier-sim-idempotency")
+        return {"GAME_TABLE": game, "WALLET_TABLE": wallet, "IDEMPOTENCY_TABLE": idempotency,
+                "ROUND_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:croupier-sim-round",
+                "BET_SHARDS": "4", "SETTLEMENT_WORKERS": "1", "EVENT_BUS": "croupier-sim-table-bus",
+                "STAGE": "sim", "AWS_DEFAULT_REGION": REGION, "POWERTOOLS_TRACE_DISABLED": "true",
+                "POWERTOOLS_SERVICE_NAME": "croupier-sim", "POWERTOOLS_METRICS_NAMESPACE": "CroupierSim",
+                "POWERTOOLS_LOG_LEVEL": "CRITICAL", "POWERTOOLS_METRICS_DISABLED": "true",
+                "AWS_ACCESS_KEY_ID": "sim", "AWS_SECRET_ACCESS_KEY": "sim"}
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[World]:
+        """The application pointed at this world for the block: its SDK, its settings, its clock,
+        its identifiers drawn from the seed; everything as it was afterwards."""
+        env = self._environment()
+        saved = {name: os.environ.get(name) for name in env}
+        saved_uuid4 = uuid.uuid4
+        os.environ.update(env)
+        settings.cache_clear()
+        for module in CACHED_CLIENTS:
+            module.reset_clients()
+        uuid.uuid4 = lambda: uuid.UUID(int=self.uuids.getrandbits(128), version=4)
+        try:
+            with aws.standing_in(self.aws), using(self.clock), self.output.capturing():
+                if not self.handlers:
+                    self._deploy()
+                yield self
+        finally:
+            uuid.uuid4 = saved_uuid4
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            settings.cache_clear()
+            for module in CACHED_CLIENTS:
+                module.reset_clients()
+
+    def _deploy(self) -> None:
+        for spec in self._tables_spec:
+            self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
+        for name in ("round", "settlement", "dealing"):
+            self.handlers[name] = _handler(self.root / "functions" / name / "app.py", name)
+
+    # --- invocations ---------------------------------------------------------------------------
+
+    def _around(self, operation: str, when: str) -> None:
+        invocation = self.invocation
+        if invocation is None:
+            return
+        if when == "before":
+            invocation.calls += 1
+            if invocation.storm and self.rng.random() < 0.7:
+                raise Refused("The level of configured provisioned throughput for the table was exceeded "
+                              "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
+        if invocation.die == (when, invocation.calls):
+            self.faults.happened("timeout" if invocation.timeout else f"die-{when}-call")
+            self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
+            raise FunctionDied(f"{invocation.function} died {when} {operation}")
+
+    def invoke(self, function: str, run: Callable[[], Any]) -> Any:
+        """Run one invocation of ``function`` (``run``: its handler called, or the service its
+        route calls) with the faults the plan draws for it. Returns what it returned; raises
+        :class:`Failure` when the caller sees an error (its name as Lambda reports it)."""
+        self.invocations[function] += 1
+        where = f"{function}#{self.invocations[function]}"
+        if self.faults.roll("throttled", where) is not None:
+            self.faults.happened("throttled")
+            raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
+        invocation = Invocation(function)
+        for kind in ("die-before-call", "die-after-call", "timeout"):
+            if self.faults.roll(kind, where) is not None:
+                invocation.die = ("after" if kind == "die-after-call" else "before", self.rng.randint(1, 12))
+                invocation.timeout = kind == "timeout"
+                break
+        if self.faults.roll("conflict-storm", where) is not None:
+            invocation.storm = True
+            self.faults.happened("conflict-storm")
+        lost = self.faults.roll("lost-answer", where) is not None
+        self.invocation = invocation
+        try:
+            result = run()
+        except FunctionDied as died:
+            raise Failure("Sandbox.Timedout" if invocation.timeout else "Runtime.ExitError", str(died)) from None
+        except CroupierError:
+            raise  # a refusal: the caller is told why (a 4xx), nothing went wrong
+        except Exception as exc:
+            self.function_errors[f"{function}: {type(exc).__name__}"] += 1
+            raise Failure(type(exc).__name__, str(exc)) from None
+        finally:
+            self.invocation = None
+        if lost:
+            self.faults.happened("lost-answer")
+            self.note(f"  {function}'s answer is lost")
+            raise Failure("Lambda.ServiceException", "the function's answer did not reach its caller")
+        return result
+
+    def _task(self, function: str, payload: dict[str, Any]) -> Any:
+        handler = self.handlers[function]
+        self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
+        return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), _Context(function)))
+
+    # --- the schedule ---------------------------------------------------------------------------
+
+    def at(self, when: float, what: str, act: Callable[[], None]) -> None:
+        heapq.heappush(self.steps, _Step(when, next(self.step_seq), what, act))
+
+    def note(self, line: str) -> None:
+        self.trace.append(f"{self.clock.monotonic():9.2f} {line}")
+        if len(self.trace) > self.trace_length:
+            del self.trace[0]
+
+    def run(self, *, horizon: float = 3600.0) -> None:
+        """Play until the rounds wanted are finished and nothing is left to do, checking the
+        invariants after every step."""
+        with self.running():
+            self._open_tables()
+            while True:
+                timer = self.workflows.next_timer()
+                step = self.steps[0] if self.steps else None
+                if step is None and timer is None:
+                    break
+                if timer is not None and (step is None or timer < step.at):
+                    self.workflows.run_until(timer)
+                    what = "workflow timer"
+                else:
+                    assert step is not None
+                    heapq.heappop(self.steps)
+                    if step.at > self.clock.monotonic():
+                        self.clock.advance(step.at - self.clock.monotonic())
+                    self.note(step.what)
+                    step.act()
+                    self.workflows.run_ready()
+                    what = step.what
+                self.steps_run += 1
+                self.invariants.after_step(what)
+                if self.clock.monotonic() > self.last_round_by + horizon:
+                    self.invariants.stuck()
+                    break
+            self.invariants.at_the_end()
+
+    # --- the tables ------------------------------------------------------------------------------
+
+    last_round_by = 0.0
+
+    def _open_tables(self) -> None:
+        from ..app import tables
+
+        for number in range(1, self.table_count + 1):
+            table_id = f"sim-{number}"
+            players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
+            table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
+            tables.create_table(self.game, {"timers": {"countdown": 10, "pause_void": 120}}, table.reader,
+                                table_id)
+            for player in players:
+                self.invariants.deposit(player, 1_000_000)
+            self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
+
+    def _new_shoe(self, table: TableAtWorld) -> None:
+        table.shoe = Shoe(self.rng, table.rounds + 1)
+        table.shoe.position = self.rng.randint(0, 3)  # the dealer's hands are not a machine's
+        self._send(table, "shoe-shuffled", {"table_id": table.table_id, "shoe_id": table.shoe.shoe_id}, CONSOLE)
+        self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
+                lambda: self._burn(table, 0))
+
+    def _burn(self, table: TableAtWorld, looked: int) -> None:
+        """The first card and the burn, once the console shows the new shoe (its events and the
+        reader's are not ordered on the way: the dealer looks before drawing)."""
+        assert table.shoe is not None
+        shown = (self.dynamo.peek(settings().game_table, store.table_key(table.table_id)) or {}).get("shoe") or {}
+        if shown.get("shoe_id") != table.shoe.shoe_id:
+            if looked < 30:
+                self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
+                        lambda: self._burn(table, looked + 1))
+            else:
+                self._new_shoe(table)
+            return
+        at = self.clock.monotonic()
+        first = table.shoe.draw()
+        self.at(at, f"{table.table_id}: first card {first}", lambda: self._scan(table, first))
+        for n in range(BURN_VALUE[first[0]]):
+            burned = table.shoe.draw()
+            self.at(at + (n + 1) * CARD_PACE, f"{table.table_id}: burn", partial(self._scan, table, burned))
+        self.at(at + 8.0, f"{table.table_id}: open round", lambda: self._open_round(table))
+
+    def _open_round(self, table: TableAtWorld) -> None:
+        from ..app import rounds
+
+        if self.rounds_started >= self.rounds_wanted:
+            return
+        assert table.shoe is not None
+        if table.shoe.position >= CUT_AT and not table.shoe.cut_reported:
+            table.shoe.cut_reported = True
+            self._send_reader(table, "cut-card", {})
+        try:
+            started = self.invoke("tables", lambda: rounds.start_round(table.table_id))
+        except CroupierError as refused:
+            reason = getattr(refused, "reason", "")
+            table.refusals += 1
+            if (reason in ("shoe-finished", "no-shoe", "last-round-played", "cut-card") or "shuffle" in str(refused)
+                    or table.refusals > 30):  # the console shows no usable shoe: the dealer shuffles again
+                self.at(self.clock.monotonic() + 2.0, f"{table.table_id}: new shoe", lambda: self._new_shoe(table))
+            elif (shown := self._opened_anyway(table)) is not None:
+                self._dealing(table, shown)  # opened by a press whose answer was lost
+            else:
+                self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: open round again ({reason})",
+                        lambda: self._open_round(table))
+            return
+        except Failure as failure:  # the console shows the error: the dealer presses again
+            self.note(f"  open round failed: {failure.error}")
+            self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: open round again",
+                    lambda: self._open_round(table))
+            return
+        self._dealing(table, started)
+
+    def _dealing(self, table: TableAtWorld, started: dict[str, Any]) -> None:
+        """The dealer deals the round the console shows open: the players bet, the cards come."""
+        if started["round_id"] in self.physical:
+            return
+        table.refusals = 0
+        self.rounds_started += 1
+        table.rounds += 1
+        round_id = started["round_id"]
+        closes_at = self.clock.monotonic() + int(started["closes_at"]) / 1000 - self.clock.time()
+        engine = new_round(self.game, [], overrides=store.round_rules(started), validate=False,
+                           round_in_shoe=int(started["round_in_shoe"]))
+        physical = table.physical = self.physical[round_id] = PhysicalRound(round_id, engine, closes_at)
+        self.last_round_by = max(self.last_round_by, closes_at)
+        for player in table.players:
+            self._plan_bets(table, round_id, player, closes_at)
+        first = closes_at + self.rng.uniform(-0.2, 0.5)
+        self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
+        if self.faults.roll("void", round_id) is not None:
+            self.at(self.rng.uniform(self.clock.monotonic(), first + 3.0), f"{round_id}: supervisor voids",
+                    lambda: self._void(round_id))
+
+    def _opened_anyway(self, table: TableAtWorld) -> dict[str, Any] | None:
+        """The round the console shows open although its "open round" failed (the function died
+        after its write, or its answer was lost): the dealer deals the round the table shows."""
+        shown = self.dynamo.peek(settings().game_table, store.table_key(table.table_id)) or {}
+        round_id = shown.get("round_id")
+        if not round_id or round_id in self.physical or shown.get("round_status") != RoundStatus.BETTING:
+            return None
+        found: dict[str, Any] = store.plain(self._round_item(str(round_id)))
+        return found
+
+    def _plan_bets(self, table: TableAtWorld, round_id: str, player: str, closes_at: float) -> None:
+        now = self.clock.monotonic()
+        late = self.faults.roll("late-bet", f"{round_id}/{player}") is not None
+        when = self.rng.uniform(closes_at, closes_at + 2.0) if late else self.rng.uniform(now, closes_at - 0.1)
+        kinds = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
+        wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
+                  for _ in range(self.rng.randint(1, 3))]
+        key = f"{round_id}/{player}"
+        self.at(when, f"{player} bets {wanted}", lambda: self._bet(table, player, wanted, key, late))
+        if self.faults.roll("double-click", key) is not None:
+            self.at(when, f"{player} bets again at once",
+                    lambda: self._bet(table, player, wanted, key, late, "double-click"))
+        if self.faults.roll("retry", key) is not None:
+            self.at(when + self.rng.uniform(0.5, 20.0), f"{player} retries",
+                    lambda: self._bet(table, player, wanted, key, late, "retry"))
+
+    def _bet(self, table: TableAtWorld, player: str, wanted: list[dict[str, Any]], key: str, late: bool,
+             fault: str | None = None) -> None:
+        from ..app import bets
+
+        if late:
+            self.faults.happened("late-bet")
+        if fault:
+            self.faults.happened(fault)
+        try:
+            answer = self.invoke("bets", lambda: bets.place_bets(table.table_id, player, "real", wanted, key))
+        except CroupierError as refused:
+            self.note(f"  refused: {refused}")
+            return
+        except Failure as failure:
+            self.note(f"  failed: {failure.error}")
+            return
+        self.invariants.bets_answered(player, answer)
+
+    def _void(self, round_id: str) -> None:
+        from ..app import supervision
+
+        self.faults.happened("void")
+        try:
+            self.invoke("tables", lambda: supervision.void(round_id, "voided by the simulation's supervisor"))
+        except (CroupierError, Failure) as refused:
+            self.note(f"  void refused: {refused}")
+
+    # --- the dealer and the reader --------------------------------------------------------------
+
+    def _round_item(self, round_id: str) -> dict[str, Any]:
+        return self.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+
+    def _deal(self, table: TableAtWorld, physical: PhysicalRound) -> None:
+        rnd = self._round_item(physical.round_id)
+        status = rnd.get("status")
+        if status in (RoundStatus.VOIDING, RoundStatus.VOIDED):
+            physical.stopped = "voided"
+            self._next_round(table, physical)
+            return
+        if rnd.get("paused") and status not in FINISHED:
+            self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer waits (paused)",
+                    lambda: self._deal(table, physical))
+            return
+        expected = physical.engine.expected
+        if isinstance(expected, CardFor):
+            assert table.shoe is not None
+            card = table.shoe.draw()
+            physical.engine.deal(card)
+            physical.cards.append(card)
+            self._scan(table, card)
+            self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
+            return
+        if isinstance(expected, Settle):
+            if self.faults.roll("stray-card", physical.round_id) is not None and table.shoe is not None:
+                self.faults.happened("stray-card")
+                stray = table.shoe.draw()
+                physical.stray.append(stray)
+                self._scan(table, stray)
+            self._next_round(table, physical)
+            return
+        raise NotImplementedError(f"the simulated dealer does not play {type(expected).__name__} yet")
+
+    def _next_round(self, table: TableAtWorld, physical: PhysicalRound) -> None:
+        rnd = self._round_item(physical.round_id)
+        if rnd.get("status") not in FINISHED:
+            self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer watches {physical.round_id}",
+                    lambda: self._next_round(table, physical))
+            return
+        self.at(self.clock.monotonic() + self.rng.uniform(1.0, 3.0), f"{table.table_id}: open round",
+                lambda: self._open_round(table))
+
+    def _scan(self, table: TableAtWorld, card: str) -> None:
+        self._send_reader(table, "card-scanned", {"card": card})
+
+    def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any]) -> None:
+        table.seq += 1
+        detail = {"table_id": table.table_id, "reader_id": table.reader,
+                  "scan_id": f"scan-{self.uuids.getrandbits(48):012x}", "seq": table.seq, **fields}
+        self._send(table, kind, detail, READER)
+
+    def _send(self, table: TableAtWorld, kind: str, detail: dict[str, Any], device: str) -> None:
+        event = {"version": "0", "id": f"ev-{self.uuids.getrandbits(64):016x}", "detail-type": kind,
+                 "source": source_of(device, table.table_id), "account": ACCOUNT, "time": "2026-01-01T00:00:00Z",
+                 "region": REGION, "resources": [], "detail": detail}
+        message_id = self.queue.send(json.dumps(event))
+        if self.faults.roll("late-delivery", kind) is not None:
+            self.faults.happened("late-delivery")
+            message = next(m for m in self.queue.messages if m.id == message_id)
+            message.visible_at = self.clock.monotonic() + self.rng.uniform(0.5, 5.0)
+        self._schedule_poll(self.clock.monotonic() + 0.02)
+
+    # --- the dealing function's queue -----------------------------------------------------------
+
+    def _schedule_poll(self, when: float) -> None:
+        """Lambda's pollers poll the queue all the time: a message is received as soon as it is
+        visible (a poll is scheduled for then, unless one comes sooner)."""
+        if self._poll_at is None or when < self._poll_at:
+            self._poll_at = when
+            self.at(when, "dealing queue polled", lambda: self._poll(when))
+
+    def _poll(self, when: float) -> None:
+        if self._poll_at != when:
+            return  # a sooner poll took over
+        self._poll_at = None
+        batch = self.queue.receive(10)
+        if batch:
+            self._deliver(batch)
+        if self.queue.messages:
+            soonest = min(m.visible_at for m in self.queue.messages)
+            self._schedule_poll(max(soonest, self.clock.monotonic() + 0.02))
+
+    def _deliver(self, batch: list[Message]) -> None:
+        for message in batch:
+            if message.id in self._deleted:
+                self.faults.happened("duplicate-delivery")
+        event = {"Records": [{"messageId": m.id, "receiptHandle": m.receipt, "body": m.body,
+                              "attributes": {"ApproximateReceiveCount": str(m.receives)}, "eventSource": "aws:sqs",
+                              "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:table-events", "awsRegion": REGION,
+                              "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
+        handler = self.handlers["dealing"]
+        try:
+            answer = self.invoke("dealing", lambda: handler(event, _Context("dealing")))
+        except Failure as failure:
+            self.note(f"  dealing batch failed ({failure.error}): redelivered after the visibility timeout")
+            return
+        failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+        for message in batch:
+            if message.id not in failed:
+                self._deleted.add(message.id)
+                self.queue.delete(message)
+
+
+class Output:
+    """What the functions write to standard output (their log lines, their metrics), kept while a
+    world runs instead of printed: a run's own report is all it prints."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.bytes = 0
+
+    def write(self, text: str) -> int:
+        self.lines += text.count("\n")
+        self.bytes += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[None]:
+        handlers = [h for name in [*logging.Logger.manager.loggerDict, ""]
+                    for h in logging.getLogger(name or None).handlers
+                    if isinstance(h, logging.StreamHandler) and h.stream in (sys.stdout, sys.stderr)]
+        streams = [h.setStream(self) for h in handlers]
+        try:
+            with contextlib.redirect_stdout(self), warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # Powertools: "no application metrics"
+                yield
+        finally:
+            for handler, stream in zip(handlers, streams, strict=True):
+                handler.setStream(stream)
+
+
+class _Context:
+    """What a handler reads from Lambda's context (Powertools included)."""
+
+    memory_limit_in_mb = 512
+    function_version = "$LATEST"
+
+    def __init__(self, function: str) -> None:
+        self.function_name = function
+        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function}"
+        self.aws_request_id = "sim"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000
+
+
+def _handler(path: Path, name: str) -> Callable[[dict[str, Any], Any], Any]:
+    module_name = f"croupier_sim_function_{name}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    assert isinstance(module, ModuleType)
+    handler: Callable[[dict[str, Any], Any], Any] = module.lambda_handler
+    return handler
+
+
+def bets_of(world: World, round_id: str) -> list[Bet]:
+    return [Bet(b["bet_id"], b["player"], b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
+            for b in world.invariants.round_bets(round_id)]
