@@ -17,7 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from croupier.app import alerts, dealing, tracing
 from croupier.app.batch import Record, sqs_partial_response
-from croupier.app.events import parse_event
+from croupier.app.events import parse_event, sent_at_ms
 from croupier.errors import CroupierError
 
 logger = Logger()
@@ -28,9 +28,11 @@ metrics = Metrics()
 def handle(record: Record) -> dict[str, Any]:
     body, message_id = record["body"], record["messageId"]
     try:
-        event_id, detail_type, detail = parse_event(json.loads(body))
+        raw = json.loads(body)
+        event_id, detail_type, detail = parse_event(raw)
         fields = detail.model_dump()
-        outcome = dealing.record(detail_type, fields, fields.get("scan_id") or f"event:{event_id}")
+        outcome = dealing.record(detail_type, fields, fields.get("scan_id") or f"event:{event_id}",
+                                 sent_at=sent_at_ms(raw))
     except (CroupierError, ValueError) as exc:
         logger.warning("table event refused", extra={"refusal": str(exc), "message_id": message_id})
         alerts.device_event_invalid(str(exc), message_id, body)

@@ -22,21 +22,20 @@ def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30) ->
 
 
 def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invariant() -> None:
-    # GIVEN every fault at three times its usual chance, but for late deliveries (see the note in
-    # docs/reliability.md: a card delivered after its round was voided is a known defect)
-    rates = {kind: min(1.0, 3 * chance) for kind, chance in DEFAULT_RATES.items()}
+    # GIVEN every fault at ten times its usual chance (a fault in about one invocation in five)
+    rates = {kind: min(1.0, 10 * chance) for kind, chance in DEFAULT_RATES.items()}
     # WHEN two tables play 40 rounds
-    played = world("kept", rates | {"void": 0.05, "stray-card": 0.05, "late-delivery": 0.0}, rounds=40)
+    played = world("kept", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
     # THEN every round finished, every invariant held, and the faults happened
     assert played.violations == [], [v.detail for v in played.violations]
     assert sum(played.rounds_finished.values()) == 40
     assert played.rounds_finished["voided"] >= 1 and played.rounds_finished["settled"] >= 30
     injected = played.faults.injected
-    assert sum(injected.values()) >= 60
-    for kind in ("die-before-call", "die-after-call", "lost-answer", "throttled", "duplicate-delivery",
-                 "double-click", "retry", "late-bet", "void"):
+    assert sum(injected.values()) >= 500
+    for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
+                 "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void"):
         assert injected[kind] > 0, kind
-    assert played.invariants.checked["bets"] >= 150 and played.invariants.checked["audit"] == 1
+    assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
 
 
 def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
@@ -47,7 +46,7 @@ def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
 
 
 def test_the_report_does_not_depend_on_how_many_processes_play_the_worlds() -> None:
-    rates = parse_rates("void=0,late-delivery=0")
+    rates = parse_rates("void=0.05")
     one = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=1), 12, 2)
     two = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=2), 12, 2)
     assert one == two and "rounds: 24 finished" in one and "violations: 0" in one
@@ -127,6 +126,17 @@ def test_planted_payout_one_unit_too_high_is_reported(monkeypatch: pytest.Monkey
 def test_every_round_ends_when_one_invocation_in_three_dies_after_a_store_call() -> None:
     # among them an "open round" that died after writing the round and before starting its
     # workflow: that round was never settled until the dealer's next press started its workflow
-    played = world("opened", {"die-after-call": 0.3, "void": 0.0, "late-delivery": 0.0}, rounds=20)
+    played = world("opened", {"die-after-call": 0.3}, rounds=20)
     assert not [v for v in played.violations if v.invariant == "liveness"], [v.detail for v in played.violations]
     assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
+
+
+def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_card() -> None:
+    # the world that found it (``croupier chaos --rounds 1000 --seed 1``, world 1/3, round 12): a
+    # card scanned as the supervisor voided its round reached the dealing function after the next
+    # round opened, and was dealt into that round's first hand. It now pauses that round instead:
+    # the card was sent before the round opened (the bus event's time says so)
+    played = World("1/3", Plan(), rounds=60, tables=4, players=4)
+    played.run()
+    assert [v.detail for v in played.violations] == []
+    assert played.faults.injected["void"] > 0 and played.faults.injected["late-delivery"] > 0

@@ -15,6 +15,7 @@ import contextlib
 import contextvars
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Protocol
 
 
@@ -105,3 +106,13 @@ def monotonic() -> float:
 
 def sleep(seconds: float) -> None:
     current().sleep(seconds)
+
+
+def epoch_ms(text: str) -> int | None:
+    """An ISO 8601 moment with its zone (``2026-12-04T10:23:31Z``) in epoch milliseconds; None if
+    it is not one (a moment read from a message, never the clock's)."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int(moment.timestamp() * 1000) if moment.tzinfo is not None else None

@@ -58,9 +58,10 @@ drawn, like a burned card) or put it back in the shoe (it will be scanned again)
 # --- 1. recording ----------------------------------------------------------------------------
 
 
-def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
+def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None = None) -> dict[str, Any]:
     """Record one device event of a table in its log (exactly once per ``once`` key), then take
-    what the table can take. Returns what happened, without card codes (they reach logs)."""
+    what the table can take. ``sent_at``: when the device sent it (the bus event's time, epoch
+    ms), if known. Returns what happened, without card codes (they reach logs)."""
     table_id = detail["table_id"]
     table = store.load_table(table_id)
     reader = detail.get("reader_id")
@@ -70,6 +71,8 @@ def record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
     for name in ("card", "scan_id", "reader_id", "shoe_id"):
         if detail.get(name) is not None:
             entry[name] = detail[name]
+    if sent_at is not None:
+        entry["sent_at"] = sent_at
     if kind == "scan-failed":
         entry["scan_failure"] = detail.get("reason")  # the reader's word; ``reason`` is a refusal's
     seq = (str(reader), int(detail["seq"])) if kind in READER_EVENTS else None
@@ -324,6 +327,12 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
         return _not_taken(step, entry, "no round is being dealt at this table")
     if rnd["status"] in (RoundStatus.SETTLING, RoundStatus.VOIDING):
         return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
+    if _sent_before(entry, rnd) and entry.get("state") != "held":
+        # delivered late (or again) after the round it was dealt to ended and this one opened: it
+        # cannot be this round's card; the supervisor says what it was
+        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened",
+                   block=True, code="card-out-of-turn")
+        return False
     engine = step.round_engine()
     if rnd["status"] == RoundStatus.BETTING:
         closes_at = int(rnd["closes_at"])
@@ -354,6 +363,13 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     step.done(entry, state="taken", use="round", round_id=rnd["round_id"], hand=expected.hand,
               face_up=expected.face_up, shoe_id=shoe.shoe_id)
     return True
+
+
+def _sent_before(entry: dict[str, Any], rnd: dict[str, Any]) -> bool:
+    """Whether the device surely sent ``entry`` before ``rnd`` was opened: the bus gives the second
+    it was sent, so a whole second before the opening is sure (the clocks are the same service's)."""
+    sent = entry.get("sent_at")
+    return sent is not None and int(sent) + 1000 <= int(rnd["created_at"])
 
 
 def _while(expected: Any) -> str:

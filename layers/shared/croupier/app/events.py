@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 from ..cards import parse_card
 from ..errors import CardError, CroupierError
 from ..rules import describe_validation_error
+from .clock import epoch_ms
 
 DETAIL_TYPES = ("card-scanned", "scan-failed", "cut-card", "shoe-shuffled", "burn-done")
 READER, CONSOLE = "croupier.card-reader", "croupier.dealer-console"
@@ -93,6 +94,15 @@ class BadEvent(CroupierError):
 def source_of(device: str, table_id: str) -> str:
     """The bus source of a table's device (``device``: :data:`READER` or :data:`CONSOLE`)."""
     return f"{device}.{table_id}"
+
+
+def sent_at_ms(raw: dict[str, Any]) -> int | None:
+    """When the device sent a bus event: its ``time`` (EventBridge's: the second the event was put
+    on the bus, unless the device gave its own), in epoch milliseconds; None without a readable one.
+    It says when a card was scanned, where the time it reached us says only when it was delivered
+    (a queue may deliver it late, or again)."""
+    text = raw.get("time")
+    return epoch_ms(text) if isinstance(text, str) else None
 
 
 def parse_event(raw: dict[str, Any]) -> tuple[str, str, _Detail]:

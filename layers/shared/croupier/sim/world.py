@@ -31,6 +31,7 @@ import logging
 import os
 import random
 import sys
+import time
 import uuid
 import warnings
 from collections import Counter
@@ -683,7 +684,8 @@ class World:
 
     def _send(self, table: TableAtWorld, kind: str, detail: dict[str, Any], device: str) -> None:
         event = {"version": "0", "id": f"ev-{self.uuids.getrandbits(64):016x}", "detail-type": kind,
-                 "source": source_of(device, table.table_id), "account": ACCOUNT, "time": "2026-01-01T00:00:00Z",
+                 "source": source_of(device, table.table_id), "account": ACCOUNT,
+                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock.time())),
                  "region": REGION, "resources": [], "detail": detail}
         message_id = self.queue.send(json.dumps(event))
         if self.faults.roll("late-delivery", kind) is not None:
