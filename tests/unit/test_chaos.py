@@ -15,8 +15,8 @@ from croupier.sim.chaos import parse_rates, report, run_chaos
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 
 
-def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30) -> World:
-    played = World(seed, Plan(dict(DEFAULT_RATES, **(rates or {}))), rounds=rounds, tables=2, players=3)
+def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30, game: str = "baccarat") -> World:
+    played = World(seed, Plan(dict(DEFAULT_RATES, **(rates or {}))), rounds=rounds, tables=2, players=3, game=game)
     played.run()
     return played
 
@@ -59,6 +59,19 @@ def test_a_bad_fault_mix_is_refused_with_what_is_wrong() -> None:
         parse_rates("void=2")
     with pytest.raises(ValueError, match="a number"):
         parse_rates("void=often")
+
+
+@pytest.mark.parametrize("game", ["blackjack", "deluxe-blackjack"])
+def test_blackjack_worlds_decide_insure_and_keep_every_invariant(game: str) -> None:
+    # GIVEN seated players who decide (or stay silent for the timer), buy insurance, double-click
+    # and retry, every fault at three times its chance
+    rates = {kind: min(1.0, 3 * chance) for kind, chance in DEFAULT_RATES.items()}
+    played = world(f"bj-{game}", rates, rounds=30, game=game)
+    # THEN every round finished and kept every invariant, the hole card in no player's view
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert sum(played.rounds_finished.values()) == 30 and played.invocations["decisions"] >= 20
+    if game == "deluxe-blackjack":
+        assert played.invariants.checked["hidden"] >= 30
 
 
 # --- planted bugs: each must be reported ---------------------------------------------------
@@ -140,3 +153,23 @@ def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_ca
     played.run()
     assert [v.detail for v in played.violations] == []
     assert played.faults.injected["void"] > 0 and played.faults.injected["late-delivery"] > 0
+
+
+def test_planted_hole_card_in_a_players_view_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.app import queries
+
+    rebuild = queries.rebuild
+
+    class Leaky:  # the round's engine, whose view shows the hole card to everyone
+        def __init__(self, engine: Any) -> None:
+            self.engine = engine
+
+        def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
+            return dict(self.engine.view(reveal_hidden=True))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.engine, name)
+
+    monkeypatch.setattr(queries, "rebuild", lambda item, bets=None: Leaky(rebuild(item, bets)))
+    played = world("planted-4", rounds=6, game="deluxe-blackjack")
+    assert any(v.invariant == "hidden" for v in played.violations)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from .world import DEFAULT_RATES, FAULT_KINDS, Plan, World
 
+GAMES = ("baccarat", "blackjack", "deluxe-blackjack")
+"""The games the simulated dealer deals (Pok Deng is not simulated yet)."""
 SHRINK_TRIALS = 40
 """Worlds replayed, at most, to find the fewest faults that still cause a violation."""
 
@@ -32,6 +34,7 @@ class Job:
     players: int
     rates: tuple[tuple[str, float], ...]
     spared: frozenset[int] = frozenset()
+    game: str = "baccarat"
 
     def plan(self) -> Plan:
         return Plan(dict(self.rates), self.spared)
@@ -40,6 +43,7 @@ class Job:
 @dataclass
 class Outcome:
     seed: str
+    game: str
     rounds: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     checked: Counter[str] = field(default_factory=Counter)
@@ -53,9 +57,9 @@ class Outcome:
 
 
 def play(job: Job) -> Outcome:
-    world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players)
+    world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players, game=job.game)
     world.run()
-    out = Outcome(job.seed, Counter(world.rounds_finished), Counter(world.faults.injected),
+    out = Outcome(job.seed, job.game, Counter(world.rounds_finished), Counter(world.faults.injected),
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic())
@@ -76,7 +80,7 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
     while low < high and trials < SHRINK_TRIALS // 2:
         middle = (low + high) // 2
         trials += 1
-        candidate = Job(job.seed, middle, job.tables, job.players, job.rates)
+        candidate = Job(job.seed, middle, job.tables, job.players, job.rates, game=job.game)
         outcome = breaks(candidate)
         if outcome is not None:
             high, best, best_outcome = middle, candidate, outcome
@@ -86,7 +90,8 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
         if trials >= SHRINK_TRIALS:
             break
         trials += 1
-        candidate = Job(best.seed, best.rounds, best.tables, best.players, best.rates, best.spared | {number})
+        candidate = Job(best.seed, best.rounds, best.tables, best.players, best.rates, best.spared | {number},
+                        best.game)
         outcome = breaks(candidate)
         if outcome is not None:
             best, best_outcome = candidate, outcome
@@ -94,12 +99,13 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
 
 
 def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int = 250, tables: int = 4,
-              players: int = 4, jobs: int = 1, shrinking: bool = True,
+              players: int = 4, jobs: int = 1, shrinking: bool = True, games: tuple[str, ...] = GAMES,
               ) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
+    """Play ``rounds`` in worlds of ``per_world`` rounds; world ``i`` plays ``games[i % len(games)]``."""
     jobs_list = []
     for index, start in enumerate(range(0, rounds, per_world)):
         jobs_list.append(Job(f"{seed}/{index}", min(per_world, rounds - start), tables, players,
-                             tuple(sorted(rates.items()))))
+                             tuple(sorted(rates.items())), game=games[index % len(games)]))
     if jobs > 1:
         # spawned, not forked: the caller may run threads (a test session's local stacks)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -120,8 +126,10 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         for name in total:
             total[name].update(getattr(outcome, name))
         steps += outcome.steps
-    lines = [f"croupier chaos: seed {seed}, {rounds} rounds of baccarat in {len(outcomes)} worlds "
-             f"(each up to {per_world} rounds on {tables} tables)",
+    games = Counter(o.game for o in outcomes)
+    lines = [f"croupier chaos: seed {seed}, {rounds} rounds in {len(outcomes)} worlds "
+             f"(each up to {per_world} rounds on {tables} tables; worlds by game: "
+             f"{', '.join(f'{g} {n}' for g, n in sorted(games.items()))})",
              f"rounds: {sum(total['rounds'].values())} finished "
              f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
              f"steps: {steps}; invocations: {sum(total['invocations'].values())} "
@@ -136,13 +144,13 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     broken = [o for o in outcomes if o.violations]
     lines.append(f"violations: {sum(len(o.violations) for o in outcomes)}")
     for outcome in broken:
-        lines.append(f"  world {outcome.seed}:")
+        lines.append(f"  world {outcome.seed} ({outcome.game}):")
         lines += [f"    {v}" for v in outcome.violations[:10]]
     for job, outcome in shrunk:
         spared = ",".join(str(n) for n in sorted(job.spared))
         kept = [f"#{n} {kind} at {where}" for n, kind, where in outcome.drawn if n not in job.spared]
         lines.append(f"  shortest reproduction of world {job.seed}: "
-                     f"croupier chaos --world {job.seed} --rounds {job.rounds}"
+                     f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds}"
                      f"{' --spare ' + spared if spared else ''}  ({len(kept)} faults left: {'; '.join(kept[:12])})")
         lines.append("    its last steps:")
         lines += [f"      {line}" for line in outcome.trace[-25:]]
@@ -170,6 +178,8 @@ def parse_rates(text: str | None) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     try:
         rates = parse_rates(args.faults)
+        if args.game is not None and args.game not in GAMES:
+            raise ValueError(f"--game is one of {', '.join(GAMES)}, not {args.game!r}")
         if args.rounds < 1 or args.per_world < 1 or args.tables < 1 or args.players < 1 or args.jobs < 1:
             raise ValueError("--rounds, --per-world, --tables, --players and --jobs are at least 1")
     except ValueError as exc:
@@ -178,14 +188,16 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.world:
         spared = frozenset(int(n) for n in args.spare.split(",")) if args.spare else frozenset()
-        job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared)
+        job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared,
+                  args.game or "baccarat")
         outcome = play(job)
         print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables))
         if outcome.violations:
             print("its last steps:\n" + "\n".join(f"  {line}" for line in outcome.trace[-40:]))
         return 1 if outcome.violations else 0
+    games = (args.game,) if args.game else GAMES
     outcomes, shrunk = run_chaos(args.rounds, args.seed, rates, per_world=args.per_world, tables=args.tables,
-                                 players=args.players, jobs=args.jobs, shrinking=not args.no_shrink)
+                                 players=args.players, jobs=args.jobs, shrinking=not args.no_shrink, games=games)
     print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables))
     print(f"({time.monotonic() - started:.0f} s of this machine's time)", file=sys.stderr)
     return 1 if any(o.violations for o in outcomes) else 0

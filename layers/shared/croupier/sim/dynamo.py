@@ -89,7 +89,7 @@ from functools import cache
 from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer, TypeSerializer
 from botocore.errorfactory import BaseClientExceptions, ClientExceptionsFactory
 from botocore.exceptions import ClientError
 from botocore.model import ServiceModel, Shape
@@ -254,14 +254,46 @@ def canonical(value: AttributeValue) -> AttributeValue:
     return {kind: content}
 
 
+_WHOLE = 10 ** MAX_DIGITS
+"""Integers below this in size are numbers boto3 serializes as their own text (38 digits at most)."""
+
+
 def typed(value: Any) -> AttributeValue:
-    """A Python value in DynamoDB's typed form, as the resource's client serializes it."""
+    """A Python value in DynamoDB's typed form, as the resource's client serializes it: strings,
+    flags, integers, nulls, maps and lists directly (what the application stores, item after item),
+    anything else by boto3's own serializer (its refusals included: a float, a 39-digit number)."""
+    if isinstance(value, str):
+        return {"S": value}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, int) and -_WHOLE < value < _WHOLE:
+        return {"N": str(value)}
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, dict):
+        return {"M": {key: typed(inner) for key, inner in value.items()}}
+    if isinstance(value, list):
+        return {"L": [typed(inner) for inner in value]}
     return canonical(cast(AttributeValue, _SERIALIZER.serialize(value)))
 
 
 def plain(item: Mapping[str, AttributeValue]) -> dict[str, Any]:
-    """An item in Python form, as the resource's client deserializes it."""
-    return {name: _DESERIALIZER.deserialize(cast(Any, value)) for name, value in item.items()}
+    """An item in Python form, as the resource's client deserializes it (boto3's rules: numbers
+    as ``Decimal`` in DynamoDB's context, binaries as ``Binary``, sets as sets)."""
+    return {name: _plain_value(value) for name, value in item.items()}
+
+
+def _plain_value(value: AttributeValue) -> Any:
+    ((kind, content),) = value.items()
+    if kind == "S" or kind == "BOOL":
+        return content
+    if kind == "N":
+        return DYNAMODB_CONTEXT.create_decimal(content)
+    if kind == "M":
+        return {key: _plain_value(inner) for key, inner in content.items()}
+    if kind == "L":
+        return [_plain_value(inner) for inner in content]
+    return _DESERIALIZER.deserialize(cast(Any, value))
 
 
 def clone(value: AttributeValue) -> AttributeValue:
@@ -322,7 +354,10 @@ def member(kind: str, element: Any, elements: Sequence[Any]) -> bool:
 
 
 def number_size(text: str) -> int:
-    digits = len(Decimal(text).normalize(EXACT).as_tuple().digits)
+    if text.isdigit() or (text[:1] == "-" and text[1:].isdigit()):  # an integer: its significant digits
+        digits = len(text.lstrip("-").strip("0")) or 1
+    else:
+        digits = len(Decimal(text).normalize(EXACT).as_tuple().digits)
     return (digits + 1) // 2 + 1
 
 
@@ -1197,11 +1232,14 @@ class Table:
         self.sequence += 1
         sequence = str(FIRST_SEQUENCE + self.sequence)
         item = cast(Item, after if after is not None else before)
-        body: dict[str, Any] = {"Keys": {name: clone(item[name]) for name in self.keys}}
+        # the images are the stored items themselves: a stored item is never changed in place (a
+        # write stores a new one, :func:`apply` works on a clone), and :meth:`FakeDynamo.records`
+        # copies what it gives
+        body: dict[str, Any] = {"Keys": {name: item[name] for name in self.keys}}
         if after is not None and self.view in ("NEW_IMAGE", "NEW_AND_OLD_IMAGES"):
-            body["NewImage"] = clone_item(after)
+            body["NewImage"] = after
         if before is not None and self.view in ("OLD_IMAGE", "NEW_AND_OLD_IMAGES"):
-            body["OldImage"] = clone_item(before)
+            body["OldImage"] = before
         body["SequenceNumber"] = sequence
         body["SizeBytes"] = sum(item_size(body[part]) for part in ("Keys", "NewImage", "OldImage") if part in body)
         body["StreamViewType"] = self.view
@@ -1966,13 +2004,15 @@ class FakeDynamo:
         with self._service.lock:
             return [copy_record(record) for record in self._stream(table)]
 
-    def take_records(self, table: str) -> list[dict[str, Any]]:
-        """The table's stream records not taken yet, oldest first; the stream keeps none of them."""
+    def take_records(self, table: str, *, copies: bool = True) -> list[dict[str, Any]]:
+        """The table's stream records not taken yet, oldest first; the stream keeps none of them.
+        ``copies=False``: the records themselves, whose images are the stored items, for a reader
+        that changes nothing in them (a simulation's checks, after every step)."""
         with self._service.lock:
             stream = self._stream(table)
             taken = list(stream)
             stream.clear()
-            return taken
+            return [copy_record(record) for record in taken] if copies else taken
 
     def _stream(self, name: str) -> list[dict[str, Any]]:
         table = self._service.tables.get(name)

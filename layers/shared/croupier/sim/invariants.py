@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import store
 from ..app.config import settings
-from ..app.records import FINISHED, BetStatus, RoundStatus
+from ..app.records import FINISHED, REVEALED, BetStatus, RoundStatus
+from ..betting import BLACKJACK_GAMES
 from ..games import new_round
-from ..games.base import Bet
+from ..games.base import Bet, Settle
+from .dynamo import plain, same
 
 if TYPE_CHECKING:
     from .world import World
@@ -132,23 +134,44 @@ class Invariants:
             self.debits[str(bet_id)] -= amount
 
     def _records(self) -> None:
+        """The game table's changes since the last step, read in their typed form (an image is
+        made Python only for a round that just finished)."""
         world = self.world
-        for record in world.dynamo.take_records(settings().game_table):
+        for record in world.dynamo.take_records(settings().game_table, copies=False):
             body = record["dynamodb"]
-            old = store.plain(_plain_image(body.get("OldImage")))
-            new = store.plain(_plain_image(body.get("NewImage")))
-            sk = str((new or old).get("sk", ""))
-            if sk.startswith("BET#") and old.get("status") in CLOSED:
+            keys, old, new = body["Keys"], body.get("OldImage") or {}, body.get("NewImage") or {}
+            sk, pk = keys["sk"].get("S", ""), keys["pk"].get("S", "")
+            old_status = (old.get("status") or {}).get("S")
+            new_status = (new.get("status") or {}).get("S")
+            if sk.startswith("BET#") and old_status in CLOSED:
                 self.checked["closed-once"] += 1
-                if new.get("status") != old.get("status") or new.get("result") != old.get("result"):
-                    self.violation("closed-once", f"bet {old.get('bet_id')} was {old.get('status')} and changed again: "
-                                                  f"{new.get('status')} {new.get('result')}", old.get("round_id"))
-            elif sk == "META" and str((new or old).get("pk", "")).startswith("ROUND#"):
-                if old.get("status") in FINISHED and new.get("status") != old.get("status"):
-                    self.violation("closed-once", f"round {old.get('round_id')} was {old.get('status')} and became "
-                                                  f"{new.get('status')}", old.get("round_id"))
-                if new.get("status") in FINISHED and old.get("status") not in FINISHED:
-                    self.round_finished(new)
+                if new_status != old_status or not same_value(new.get("result"), old.get("result")):
+                    self.violation("closed-once", f"bet {sk.removeprefix('BET#')} was {old_status} and changed "
+                                                  f"again: now {new_status}", _round_of(pk))
+            elif sk == "META" and pk.startswith("ROUND#"):
+                if old_status in FINISHED and new_status != old_status:
+                    self.violation("closed-once", f"round {pk.removeprefix('ROUND#')} was {old_status} and became "
+                                                  f"{new_status}", pk.removeprefix("ROUND#"))
+                if new_status in FINISHED and old_status not in FINISHED:
+                    self.round_finished(store.plain(plain(new)))
+
+    def hidden(self, table: Any, physical: Any, rnd: dict[str, Any]) -> None:
+        """A card dealt face down is in no player's view of the round while it is face down at the
+        table: the dealer's hand in the view shows at most what the table shows (the dealer's own
+        engine says which cards a player may see). One player's view per card dealt, in turn."""
+        from ..app import queries
+        from ..app.identity import Identity
+
+        if rnd.get("status") in REVEALED:
+            return
+        table_shows = [c for c in physical.engine.view()["dealer"]["cards"] if c != "??"]
+        player = table.players[len(physical.cards) % len(table.players)]
+        view = queries.round_view(physical.round_id, Identity(player, "player"))
+        shown = [c for c in ((view.get("hands") or {}).get("dealer") or {}).get("cards", []) if c != "??"]
+        self.checked["hidden"] += 1
+        if shown != table_shows[:len(shown)]:
+            self.violation("hidden", f"{player}'s view of round {physical.round_id} shows the dealer's cards {shown} "
+                                     f"while the table shows {table_shows}", physical.round_id)
 
     # --- when a round finishes ---------------------------------------------------------------
 
@@ -203,6 +226,13 @@ class Invariants:
 
     def _expected_payouts(self, rnd: dict[str, Any], bets: list[dict[str, Any]]) -> dict[str, int]:
         physical = self.world.physical[str(rnd["round_id"])]
+        if physical.engine is not None and str(rnd["game"]) in BLACKJACK_GAMES:  # the dealer's own round
+            problem = self.world.mirror(physical, rnd)  # what the console showed last, if the dealer missed it
+            if problem is not None or not isinstance(physical.engine.expected, Settle):
+                self.violation("settlement", problem or f"round {rnd['round_id']} was settled while its table still "
+                                                        f"waited for {physical.engine.expected}", str(rnd["round_id"]))
+                return {}
+            return {result.id: result.paid for result in physical.engine.settle().bets}
         engine = new_round(str(rnd["game"]), [Bet(str(b["bet_id"]), str(b["player"]), str(b["type"]), int(b["amount"]),
                                                   b.get("seat"), b.get("mode")) for b in bets],
                            overrides=store.round_rules(rnd), round_in_shoe=int(rnd.get("round_in_shoe", 1)),
@@ -251,9 +281,10 @@ class Invariants:
                 self.violation("audit", str(problem))
 
 
-def _plain_image(image: Any) -> dict[str, Any]:
-    if not image:
-        return {}
-    from .dynamo import plain
+def same_value(a: Any, b: Any) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and same(a, b))
 
-    return plain(image)
+
+def _round_of(pk: str) -> str:
+    """The round of a bet's partition key (``ROUND#{round}#SHARD#{n}``)."""
+    return pk.removeprefix("ROUND#").rsplit("#SHARD#", 1)[0]

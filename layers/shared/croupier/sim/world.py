@@ -49,10 +49,11 @@ from ..app.clock import VirtualClock, using
 from ..app.config import settings
 from ..app.events import CONSOLE, READER, source_of
 from ..app.records import FINISHED, RoundStatus
+from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
 from ..games import new_round
-from ..games.base import Bet, CardFor, RoundEngine, Settle
+from ..games.base import Bet, CardFor, DecisionFor, InsuranceWindow, RoundEngine, Settle
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import FakeDynamo, Refused
@@ -232,13 +233,22 @@ class PhysicalRound:
     dealer's own engine (which knows the procedure) after them."""
 
     round_id: str
-    engine: RoundEngine
+    engine: RoundEngine | None
+    """None until the first card of a blackjack round: the dealer deals the seats whose bets are on
+    the layout then."""
     closes_at: float
     cards: list[str] = field(default_factory=list)
     stray: list[str] = field(default_factory=list)
     """Cards the reader scanned that no hand was dealt (a stray scan)."""
     stopped: str | None = None
-    checked: bool = False
+    dealer_up: list[str] = field(default_factory=list)
+    """The dealer's cards dealt face up, in order."""
+    face_down: list[str] = field(default_factory=list)
+    """Cards dealt face down (the Deluxe hole card): in no view until the round reveals them."""
+    mirrored: int = 0
+    """The round's events the dealer has followed (the console shows decisions and windows)."""
+    asked: set[str] = field(default_factory=set)
+    """The decisions and windows the players were shown (each answered once, or left to its timer)."""
 
 
 @dataclass
@@ -492,10 +502,12 @@ class World:
             table_id = f"sim-{number}"
             players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
-            tables.create_table(self.game, {"timers": {"countdown": 10, "pause_void": 120}}, table.reader,
-                                table_id)
-            for player in players:
+            tables.create_table(self.game, {"timers": {"countdown": 10, "pause_void": 120, "decision": 6,
+                                                       "insurance": 4, "follow": 4}}, table.reader, table_id)
+            for seat, player in enumerate(players, start=1):
                 self.invariants.deposit(player, 1_000_000)
+                if self.game in BLACKJACK:
+                    tables.sit(table_id, seat, player, "real")
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
 
     def _new_shoe(self, table: TableAtWorld) -> None:
@@ -564,13 +576,15 @@ class World:
         table.rounds += 1
         round_id = started["round_id"]
         closes_at = self.clock.monotonic() + int(started["closes_at"]) / 1000 - self.clock.time()
-        engine = new_round(self.game, [], overrides=store.round_rules(started), validate=False,
-                           round_in_shoe=int(started["round_in_shoe"]))
+        engine = None if self.game in BLACKJACK else new_round(
+            self.game, [], overrides=store.round_rules(started), validate=False,
+            round_in_shoe=int(started["round_in_shoe"]))
         physical = table.physical = self.physical[round_id] = PhysicalRound(round_id, engine, closes_at)
         self.last_round_by = max(self.last_round_by, closes_at)
-        for player in table.players:
-            self._plan_bets(table, round_id, player, closes_at)
-        first = closes_at + self.rng.uniform(-0.2, 0.5)
+        for seat, player in enumerate(table.players, start=1):
+            self._plan_bets(table, round_id, player, seat, closes_at)
+        # a blackjack dealer starts once the countdown shows zero: the seats with chips are dealt
+        first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
         if self.faults.roll("void", round_id) is not None:
             self.at(self.rng.uniform(self.clock.monotonic(), first + 3.0), f"{round_id}: supervisor voids",
@@ -586,13 +600,18 @@ class World:
         found: dict[str, Any] = store.plain(self._round_item(str(round_id)))
         return found
 
-    def _plan_bets(self, table: TableAtWorld, round_id: str, player: str, closes_at: float) -> None:
+    def _plan_bets(self, table: TableAtWorld, round_id: str, player: str, seat: int, closes_at: float) -> None:
         now = self.clock.monotonic()
         late = self.faults.roll("late-bet", f"{round_id}/{player}") is not None
         when = self.rng.uniform(closes_at, closes_at + 2.0) if late else self.rng.uniform(now, closes_at - 0.1)
-        kinds = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
-        wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
-                  for _ in range(self.rng.randint(1, 3))]
+        if self.game in BLACKJACK:
+            wanted: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "amount": 100 * self.rng.randint(1, 50)}]
+            if self.rng.random() < 0.3:
+                wanted.append({"type": "pair", "seat": seat, "amount": 100 * self.rng.randint(1, 5)})
+        else:
+            kinds = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
+            wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
+                      for _ in range(self.rng.randint(1, 3))]
         key = f"{round_id}/{player}"
         self.at(when, f"{player} bets {wanted}", lambda: self._bet(table, player, wanted, key, late))
         if self.faults.roll("double-click", key) is not None:
@@ -645,13 +664,27 @@ class World:
             self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer waits (paused)",
                     lambda: self._deal(table, physical))
             return
+        if physical.engine is None:
+            physical.engine = self._blackjack_engine(rnd)
+        problem = self.mirror(physical, rnd)
+        if problem:
+            self.invariants.violation("hands", problem, physical.round_id)
+            physical.stopped = problem
+            self._next_round(table, physical)
+            return
         expected = physical.engine.expected
         if isinstance(expected, CardFor):
             assert table.shoe is not None
             card = table.shoe.draw()
             physical.engine.deal(card)
             physical.cards.append(card)
+            if not expected.face_up:
+                physical.face_down.append(card)
+            elif expected.hand == "dealer":
+                physical.dealer_up.append(card)
             self._scan(table, card)
+            if physical.face_down:
+                self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
             return
         if isinstance(expected, Settle):
@@ -662,7 +695,90 @@ class World:
                 self._scan(table, stray)
             self._next_round(table, physical)
             return
-        raise NotImplementedError(f"the simulated dealer does not play {type(expected).__name__} yet")
+        # a decision or a window: the players see it on their screens; the dealer watches the console
+        self._ask(table, physical, expected)
+        self.at(self.clock.monotonic() + 0.5, f"{table.table_id}: dealer watches the console",
+                lambda: self._deal(table, physical))
+
+    def _blackjack_engine(self, rnd: dict[str, Any]) -> RoundEngine:
+        """The dealer's engine of a blackjack round at its first card: the seats with bets on the
+        layout, as the rules seat them (the same pure rules the system applies at the close)."""
+        from .. import betting
+        from ..app.rounds import table_rules
+
+        bets = [Bet(b["bet_id"], b["player"], b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
+                for b in self.invariants.round_bets(str(rnd["round_id"])) if b.get("status") == "open"]
+        closing = betting.close_betting(str(rnd["game"]), table_rules(rnd),
+                                        betting.seats_from_dict(rnd.get("seats") or {}), bets)
+        return new_round(str(rnd["game"]), list(closing.bets), overrides=store.round_rules(rnd),
+                         round_in_shoe=int(rnd.get("round_in_shoe", 1)), validate=False)
+
+    def mirror(self, physical: PhysicalRound, rnd: dict[str, Any]) -> str | None:
+        """Follow in the dealer's engine what the console shows happened since (decisions, windows
+        closed); the cards are the dealer's own. What does not fit the table is returned."""
+        from ..app.engine import apply_event
+
+        assert physical.engine is not None
+        events = rnd.get("events") or []
+        for event in events[physical.mirrored:]:
+            physical.mirrored += 1
+            if "card" in event:
+                continue
+            try:
+                apply_event(physical.engine, store.plain(event))
+            except CroupierError as exc:
+                return (f"round {physical.round_id} recorded {event} where the table was at "
+                        f"{physical.engine.expected}: {exc}")
+        return None
+
+    def _ask(self, table: TableAtWorld, physical: PhysicalRound, expected: Any) -> None:
+        """Show the players what the round waits for: the deciding seat's player answers after a
+        moment (or says nothing: the timer plays), each insurance buyer answers or not."""
+        key = f"{type(expected).__name__}:{getattr(expected, 'seat', '')}:{getattr(expected, 'hand', '')}:" \
+              f"{len(physical.cards)}:{physical.mirrored}"
+        if key in physical.asked:
+            return
+        physical.asked.add(key)
+        now = self.clock.monotonic()
+        if isinstance(expected, DecisionFor):
+            player = table.players[expected.seat - 1]
+            if self.rng.random() < 0.15:
+                return  # silent: the decision timer plays the hand
+            legal = sorted(a for a in expected.legal if a not in ("timeout", "insurance"))
+            action = self.rng.choice(legal) if self.rng.random() < 0.3 else ("hit" if "hit" in legal and
+                                                                             self.rng.random() < 0.5 else "stand")
+            if action not in legal:
+                action = legal[0]
+            self._decision_at(now + self.rng.uniform(0.3, 4.0), physical.round_id, player, expected.seat, action,
+                              expected.hand, f"{physical.round_id}/{key}")
+        elif isinstance(expected, InsuranceWindow):
+            for seat, player in enumerate(table.players, start=1):
+                if self.rng.random() < 0.3:
+                    self._decision_at(now + self.rng.uniform(0.3, 3.0), physical.round_id, player, seat, "insurance",
+                                      None, f"{physical.round_id}/{key}/{seat}")
+
+    def _decision_at(self, when: float, round_id: str, player: str, seat: int, action: str, hand: int | None,
+                     key: str) -> None:
+        self.at(when, f"{player} decides {action} on seat {seat}",
+                lambda: self._decide(round_id, player, seat, action, hand, key))
+        if self.faults.roll("double-click", key) is not None:
+            self.at(when, f"{player} decides again at once",
+                    lambda: self._decide(round_id, player, seat, action, hand, key, "double-click"))
+        if self.faults.roll("retry", key) is not None:
+            self.at(when + self.rng.uniform(0.2, 3.0), f"{player} decides again",
+                    lambda: self._decide(round_id, player, seat, action, hand, key, "retry"))
+
+    def _decide(self, round_id: str, player: str, seat: int, action: str, hand: int | None, key: str,
+                fault: str | None = None) -> None:
+        from ..app import decisions
+
+        if fault:
+            self.faults.happened(fault)
+        try:
+            self.invoke("decisions", lambda: decisions.decide(round_id, player, seat, action, hand=hand,
+                                                              idempotency_key=key))
+        except (CroupierError, Failure) as refused:
+            self.note(f"  decision refused: {refused}")
 
     def _next_round(self, table: TableAtWorld, physical: PhysicalRound) -> None:
         rnd = self._round_item(physical.round_id)
@@ -757,6 +873,11 @@ class Output:
                     for h in logging.getLogger(name or None).handlers
                     if isinstance(h, logging.StreamHandler) and h.stream in (sys.stdout, sys.stderr)]
         streams = [h.setStream(self) for h in handlers]
+        loggers = [logging.getLogger(name) for name in logging.Logger.manager.loggerDict]
+        levels = [logger.level for logger in loggers]
+        for logger in loggers:  # the functions' warnings and errors are kept (counted); no info lines
+            if logger.level < logging.WARNING:
+                logger.setLevel(logging.WARNING)
         try:
             with contextlib.redirect_stdout(self), warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # Powertools: "no application metrics"
@@ -764,6 +885,8 @@ class Output:
         finally:
             for handler, stream in zip(handlers, streams, strict=True):
                 handler.setStream(stream)
+            for logger, level in zip(loggers, levels, strict=True):
+                logger.setLevel(level)
 
 
 class _Context:
