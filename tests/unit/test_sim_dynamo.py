@@ -812,6 +812,12 @@ def test_parameters_are_checked_as_the_client_checks_them(dynamo: Any) -> None:
         table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "P"}, Limit=0)
     with pytest.raises(ParamValidationError, match="Key"):
         table.get_item()
+    # AND values are checked too: a map's names are strings, also inside a transaction
+    with pytest.raises(ParamValidationError, match="Invalid type for parameter Item.m.M"):
+        table.put_item(Item={"pk": "P", "sk": "M", "m": {1: "one"}})
+    with pytest.raises(ParamValidationError, match=r"TransactItems\[0\].Put.Item.m.M"):
+        table.meta.client.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "game", "Item": {"pk": "P", "sk": "M", "m": {"a": {2: "two"}}}}}])
 
 
 def test_a_key_must_be_the_tables_key_and_the_table_must_exist(dynamo: Any) -> None:

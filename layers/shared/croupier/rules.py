@@ -8,7 +8,9 @@ and validates the result; unknown names are an error.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -365,12 +367,19 @@ def default_rules(game: str) -> Rules:
 
 
 def load_rules(game: str, overrides: dict[str, Any] | None = None) -> Rules:
-    """The game's default table rules with ``overrides`` merged in (nested dicts merge)."""
+    """The game's default table rules with ``overrides`` merged in (nested dicts merge). The same
+    game and overrides give the same (frozen) rules, validated once per process: a round's rules
+    are read at every step of it."""
     if game not in _MODELS:
         raise RulesError(f"unknown game {game!r}; games are {', '.join(GAMES)}", reason="unknown-game")
+    return _validated_rules(game, json.dumps(overrides or {}, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=256)
+def _validated_rules(game: str, overrides_json: str) -> Rules:
     model = _MODELS[game]
     base = model.model_validate(_DEFAULTS[game]).model_dump(mode="json", by_alias=True)
-    merged = _merge(base, overrides or {})
+    merged = _merge(base, json.loads(overrides_json))
     try:
         return model.model_validate(merged)
     except ValidationError as exc:
