@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from croupier.app import settlement, store
+from croupier.app import settlement, store, workflow
 from croupier.sim.chaos import parse_rates, report, run_chaos
-from croupier.sim.world import DEFAULT_RATES, Plan, World
+from croupier.sim.world import DEFAULT_RATES, FunctionDied, Plan, World
 
 
 def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30, game: str = "baccarat") -> World:
@@ -136,9 +136,29 @@ def test_planted_payout_one_unit_too_high_is_reported(monkeypatch: pytest.Monkey
 # --- defects the simulation found -----------------------------------------------------------
 
 
+def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_settled(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the first "open round" dying after it wrote the round, before it started the workflow
+    # (found by the world: the round then held its table for ever, nobody would settle it)
+    start = workflow.start_round
+    died: list[str] = []
+
+    def dies_once(round_id: str, *args: Any) -> str:
+        if not died:
+            died.append(round_id)
+            raise FunctionDied("the function died before StartExecution")
+        return start(round_id, *args)
+
+    monkeypatch.setattr(workflow, "start_round", dies_once)
+    # WHEN the dealer presses "open round" again, as a console shows the failure
+    played = world("open-died", {kind: 0.0 for kind in DEFAULT_RATES}, rounds=3)
+    # THEN that round got its workflow from the second press, and was settled like the others
+    assert died and died[0] in played.workflows.executions
+    assert played.violations == [] and sum(played.rounds_finished.values()) == 3
+    assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
+
+
 def test_every_round_ends_when_one_invocation_in_three_dies_after_a_store_call() -> None:
-    # among them an "open round" that died after writing the round and before starting its
-    # workflow: that round was never settled until the dealer's next press started its workflow
     played = world("opened", {"die-after-call": 0.3}, rounds=20)
     assert not [v for v in played.violations if v.invariant == "liveness"], [v.detail for v in played.violations]
     assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
