@@ -813,7 +813,7 @@ def test_parameters_are_checked_as_the_client_checks_them(dynamo: Any) -> None:
     with pytest.raises(ParamValidationError, match="Key"):
         table.get_item()
     # AND values are checked too: a map's names are strings, also inside a transaction
-    with pytest.raises(ParamValidationError, match="Invalid type for parameter Item.m.M"):
+    with pytest.raises(ParamValidationError, match=r"Invalid type for parameter Item\.m\.M"):
         table.put_item(Item={"pk": "P", "sk": "M", "m": {1: "one"}})
     with pytest.raises(ParamValidationError, match=r"TransactItems\[0\].Put.Item.m.M"):
         table.meta.client.transact_write_items(TransactItems=[
