@@ -61,16 +61,19 @@ def test_a_bad_fault_mix_is_refused_with_what_is_wrong() -> None:
         parse_rates("void=often")
 
 
-@pytest.mark.parametrize("game", ["blackjack", "deluxe-blackjack"])
-def test_blackjack_worlds_decide_insure_and_keep_every_invariant(game: str) -> None:
-    # GIVEN seated players who decide (or stay silent for the timer), buy insurance, double-click
-    # and retry, every fault at three times its chance
+@pytest.mark.parametrize("game", ["blackjack", "deluxe-blackjack", "pok-deng"])
+def test_the_other_games_worlds_keep_every_invariant(game: str) -> None:
+    # GIVEN every fault at three times its chance; at blackjack tables seated players who decide (or
+    # stay silent for the timer) and buy insurance; at Pok Deng a dealer who deals face down while
+    # the countdown runs and the players still bet
     rates = {kind: min(1.0, 3 * chance) for kind, chance in DEFAULT_RATES.items()}
-    played = world(f"bj-{game}", rates, rounds=30, game=game)
-    # THEN every round finished and kept every invariant, the hole card in no player's view
+    played = world(f"other-{game}", rates, rounds=30, game=game)
+    # THEN every round finished and kept every invariant; no hidden card in a player's view
     assert played.violations == [], [v.detail for v in played.violations]
-    assert sum(played.rounds_finished.values()) == 30 and played.invocations["decisions"] >= 20
-    if game == "deluxe-blackjack":
+    assert sum(played.rounds_finished.values()) == 30
+    if game != "pok-deng":
+        assert played.invocations["decisions"] >= 20
+    if game != "blackjack":
         assert played.invariants.checked["hidden"] >= 30
 
 

@@ -99,8 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--seed", type=int, default=1, help="the seed: the same seed prints the same report")
     ch.add_argument("--faults", default=None, metavar="KIND=CHANCE,...",
                     help="changes to the default fault mix (the kinds and their chances: docs/reliability.md)")
-    ch.add_argument("--game", default=None, help="baccarat, blackjack or deluxe-blackjack (default: the worlds "
-                                                  "play them in turn)")
+    ch.add_argument("--game", default=None, help="baccarat, blackjack, deluxe-blackjack or pok-deng (default: the "
+                                                  "worlds play them in turn)")
     ch.add_argument("--per-world", type=int, default=250, help="rounds per world (default 250)")
     ch.add_argument("--tables", type=int, default=4, help="tables per world (default 4)")
     ch.add_argument("--players", type=int, default=4, help="players per table (default 4)")

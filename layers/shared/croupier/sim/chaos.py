@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from .world import DEFAULT_RATES, FAULT_KINDS, Plan, World
 
-GAMES = ("baccarat", "blackjack", "deluxe-blackjack")
-"""The games the simulated dealer deals (Pok Deng is not simulated yet)."""
+GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
+"""The games the simulated dealer deals: all four."""
 SHRINK_TRIALS = 40
 """Worlds replayed, at most, to find the fewest faults that still cause a violation."""
 

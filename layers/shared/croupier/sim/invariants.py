@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import store
 from ..app.config import settings
-from ..app.records import FINISHED, REVEALED, BetStatus, RoundStatus
+from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
 from ..betting import BLACKJACK_GAMES
 from ..games import new_round
 from ..games.base import Bet, Settle
@@ -164,9 +164,16 @@ class Invariants:
 
         if rnd.get("status") in REVEALED:
             return
-        table_shows = [c for c in physical.engine.view()["dealer"]["cards"] if c != "??"]
         player = table.players[len(physical.cards) % len(table.players)]
         view = queries.round_view(physical.round_id, Identity(player, "player"))
+        if str(rnd["game"]) == "pok-deng":  # every card face down until betting closed
+            if rnd.get("status") in TAKING_BETS:
+                self.checked["hidden"] += 1
+                if view.get("hands"):
+                    self.violation("hidden", f"{player}'s view of round {physical.round_id} shows its hands while "
+                                             f"betting is open: {view['hands']}", physical.round_id)
+            return
+        table_shows = [c for c in physical.engine.view()["dealer"]["cards"] if c != "??"]
         shown = [c for c in ((view.get("hands") or {}).get("dealer") or {}).get("cards", []) if c != "??"]
         self.checked["hidden"] += 1
         if shown != table_shows[:len(shown)]:

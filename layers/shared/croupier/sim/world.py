@@ -64,6 +64,8 @@ CARD_PACE = 1 / 3
 """Seconds between two cards: three a second, the dealer never waits for the system."""
 DECKS, CUT_AT = 8, 360
 
+BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
+POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
@@ -583,8 +585,16 @@ class World:
         self.last_round_by = max(self.last_round_by, closes_at)
         for seat, player in enumerate(table.players, start=1):
             self._plan_bets(table, round_id, player, seat, closes_at)
-        # a blackjack dealer starts once the countdown shows zero: the seats with chips are dealt
-        first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
+        # a blackjack dealer starts once the countdown shows zero: the seats with chips are dealt;
+        # a Pok Deng dealer burns one card face down and deals the twelve while the countdown runs
+        if self.game == "pok-deng":
+            first = self.clock.monotonic() + self.rng.uniform(0.5, 2.0)
+            burned = table.shoe.draw() if table.shoe is not None else None
+            if burned is not None:
+                self.at(first, f"{table.table_id}: round burn", lambda: self._scan(table, burned))
+                first += CARD_PACE
+        else:
+            first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
         if self.faults.roll("void", round_id) is not None:
             self.at(self.rng.uniform(self.clock.monotonic(), first + 3.0), f"{round_id}: supervisor voids",
@@ -609,7 +619,7 @@ class World:
             if self.rng.random() < 0.3:
                 wanted.append({"type": "pair", "seat": seat, "amount": 100 * self.rng.randint(1, 5)})
         else:
-            kinds = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
+            kinds = POK_DENG_BETS if self.game == "pok-deng" else BACCARAT_BETS
             wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
                       for _ in range(self.rng.randint(1, 3))]
         key = f"{round_id}/{player}"
@@ -683,7 +693,7 @@ class World:
             elif expected.hand == "dealer":
                 physical.dealer_up.append(card)
             self._scan(table, card)
-            if physical.face_down:
+            if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
             return
