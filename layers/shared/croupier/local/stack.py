@@ -371,12 +371,7 @@ class LocalStack:
             res.attrs[(logical, "Arn")] = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{res.refs[logical]}:*"
         for logical in by_type.get("AWS::DynamoDB::Table", []):
             props = res.resolve(resources[logical]["Properties"])
-            args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
-            if props.get("GlobalSecondaryIndexes"):
-                args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
-            if props.get("StreamSpecification"):
-                args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
-            created = ddb.create_table(**args)["TableDescription"]
+            created = ddb.create_table(**tpl.table_args(props))["TableDescription"]
             if created.get("LatestStreamArn"):
                 res.attrs[(logical, "StreamArn")] = created["LatestStreamArn"]
             if props.get("TimeToLiveSpecification"):

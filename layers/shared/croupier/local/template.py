@@ -106,3 +106,14 @@ class Resolver:
             return str(self.refs[name])
 
         return re.sub(r"\$\{([^}!]+)\}", one, text)
+
+
+def table_args(props: dict[str, Any]) -> dict[str, Any]:
+    """``CreateTable``'s arguments for an ``AWS::DynamoDB::Table``'s resolved properties: its name,
+    keys, billing, indexes and stream (the local stack's moto and the simulated world's tables)."""
+    args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
+    if props.get("GlobalSecondaryIndexes"):
+        args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+    if props.get("StreamSpecification"):
+        args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+    return args

@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import store
 from ..app.config import settings
+from ..app.engine import bet_from_item
 from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
 from ..betting import BLACKJACK_GAMES
 from ..games import new_round
-from ..games.base import Bet, Settle
+from ..games.base import Settle
 from .dynamo import plain, same
 
 if TYPE_CHECKING:
@@ -240,10 +241,8 @@ class Invariants:
                                                         f"waited for {physical.engine.expected}", str(rnd["round_id"]))
                 return {}
             return {result.id: result.paid for result in physical.engine.settle().bets}
-        engine = new_round(str(rnd["game"]), [Bet(str(b["bet_id"]), str(b["player"]), str(b["type"]), int(b["amount"]),
-                                                  b.get("seat"), b.get("mode")) for b in bets],
-                           overrides=store.round_rules(rnd), round_in_shoe=int(rnd.get("round_in_shoe", 1)),
-                           validate=False)
+        engine = new_round(str(rnd["game"]), [bet_from_item(b) for b in bets], overrides=store.round_rules(rnd),
+                           round_in_shoe=int(rnd.get("round_in_shoe", 1)), validate=False)
         for card in physical.cards:
             engine.deal(card)
         return {result.id: result.paid for result in engine.settle().bets}

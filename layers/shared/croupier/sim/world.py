@@ -47,13 +47,14 @@ from botocore.exceptions import ClientError
 from ..app import alerts, aws, operators, push, seamless, store, workflow
 from ..app.clock import VirtualClock, using
 from ..app.config import settings
+from ..app.engine import bet_from_item
 from ..app.events import CONSOLE, READER, source_of
 from ..app.records import FINISHED, RoundStatus
 from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
 from ..games import new_round
-from ..games.base import Bet, CardFor, DecisionFor, InsuranceWindow, RoundEngine, Settle
+from ..games.base import CardFor, DecisionFor, InsuranceWindow, RoundEngine, Settle
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import FakeDynamo, Refused
@@ -340,13 +341,7 @@ class World:
         for logical, spec in template["Resources"].items():
             if spec["Type"] != "AWS::DynamoDB::Table":
                 continue
-            props = resolver.resolve(spec["Properties"])
-            args = {k: props[k] for k in ("TableName", "AttributeDefinitions", "KeySchema", "BillingMode")}
-            if props.get("GlobalSecondaryIndexes"):
-                args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
-            if props.get("StreamSpecification"):
-                args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
-            specs.append({"logical": logical, **args})
+            specs.append({"logical": logical, **tpl.table_args(resolver.resolve(spec["Properties"]))})
         return specs
 
     def _environment(self) -> dict[str, str]:
@@ -716,8 +711,7 @@ class World:
         from .. import betting
         from ..app.rounds import table_rules
 
-        bets = [Bet(b["bet_id"], b["player"], b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
-                for b in self.invariants.round_bets(str(rnd["round_id"])) if b.get("status") == "open"]
+        bets = [bet_from_item(b) for b in self.invariants.round_bets(str(rnd["round_id"])) if b.get("status") == "open"]
         closing = betting.close_betting(str(rnd["game"]), table_rules(rnd),
                                         betting.seats_from_dict(rnd.get("seats") or {}), bets)
         return new_round(str(rnd["game"]), list(closing.bets), overrides=store.round_rules(rnd),
@@ -927,7 +921,3 @@ def _handler(path: Path, name: str) -> Callable[[dict[str, Any], Any], Any]:
     handler: Callable[[dict[str, Any], Any], Any] = module.lambda_handler
     return handler
 
-
-def bets_of(world: World, round_id: str) -> list[Bet]:
-    return [Bet(b["bet_id"], b["player"], b["type"], int(b["amount"]), b.get("seat"), b.get("mode"))
-            for b in world.invariants.round_bets(round_id)]
