@@ -54,6 +54,7 @@ class Outcome:
     drawn: list[tuple[int, str, str]] = field(default_factory=list)
     steps: int = 0
     virtual_seconds: float = 0.0
+    dead_letters: int = 0
 
 
 def play(job: Job) -> Outcome:
@@ -62,7 +63,8 @@ def play(job: Job) -> Outcome:
     out = Outcome(job.seed, job.game, Counter(world.rounds_finished), Counter(world.faults.injected),
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
-                  list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic())
+                  list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
+                  len(world.dead_letters))
     return out
 
 
@@ -138,6 +140,7 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     lines += [f"  {kind:<20} {total['faults'][kind]:>8}   (chance {rates.get(kind, 0.0):g})" for kind in FAULT_KINDS]
     lines.append(f"invariants checked: {sum(total['checked'].values())}")
     lines += [f"  {name:<20} {count:>8}" for name, count in sorted(total["checked"].items())]
+    lines.append(f"device events dead-lettered (the operators' alarm): {sum(o.dead_letters for o in outcomes)}")
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
         lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]

@@ -2063,6 +2063,12 @@ class FakeDynamo:
             stored = self._service.table(table).partitions.get(order(typed(pk)))
             return [plain(stored.items[position]) for position in stored.positions] if stored else []
 
+    def items(self, table: str) -> list[dict[str, Any]]:
+        """Every item of the table, read as :meth:`peek` reads (partition by partition)."""
+        with self._service.lock:
+            return [plain(stored.items[position]) for stored in self._service.table(table).partitions.values()
+                    for position in stored.positions]
+
     def take_changes(self) -> list[tuple[str, dict[str, Any]]]:
         """The keys of the items changed since the last call, in commit order, with their table
         (every table, whether it has a stream or not: a simulation's own bookkeeping)."""

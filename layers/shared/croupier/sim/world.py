@@ -10,10 +10,11 @@ What runs the application's own code, and how:
 
 - the round and settlement functions: their Lambda handlers, invoked by the interpreted workflow;
 - the dealing function: its Lambda handler, given SQS batches of the table bus's events;
-- the players' bets, the dealer console's "open round" and the supervisor's void: the services
-  the HTTP routes call (``croupier.app.bets``, ``rounds``, ``supervision``), invoked as their
-  function would be (faults included). The HTTP layer in front of them (authorisation, request
-  models, idempotency records) is proven by the end-to-end tests on the local stack instead.
+- the players' bets and decisions, the dealer console's "open round" and the supervisor's void:
+  the services the HTTP routes call (``croupier.app.bets``, ``decisions``, ``rounds``,
+  ``supervision``), invoked as their function would be (faults included). The HTTP layer in front
+  of them (authorisation, request models, idempotency records) is proven by the end-to-end tests
+  on the local stack instead.
 
 What a step is: one thing the world does (a player's request, a card scanned, a batch delivered, a
 timer of the workflow), each at its virtual time; the invariants (:mod:`croupier.sim.invariants`)
@@ -116,10 +117,9 @@ class Invocation:
     die: tuple[str, int] | None = None
     """``("before" | "after", n)``: the process dies at its n-th store call."""
     timeout: bool = False
-    storm: bool = False
+    storm: random.Random | None = None
+    """A storm of throughput errors: which store calls fail, drawn from its own generator."""
     calls: int = 0
-    fault: int | None = None
-    """The number of the fault drawn for this invocation."""
 
 
 class Faults:
@@ -324,8 +324,11 @@ class World:
         self.workflows: Workflows = Workflows(
             (self.root / "statemachine" / "round.asl.json").read_text(encoding="utf-8"), self._task, self.clock,
             {"RoundFunctionArn": "round", "SettlementFunctionArn": "settlement"})
-        self.queue = Queue("table-events", self.clock, random.Random(f"{seed}:queue"), visibility_timeout=30.0,
-                           max_receives=None, duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
+        visibility, receives, self.batch_size = self._devices_queue()
+        self.dead_letters = Queue("table-events-dead-letters", self.clock, random.Random(f"{seed}:dead"))
+        self.queue = Queue("table-events", self.clock, random.Random(f"{seed}:queue"), visibility_timeout=visibility,
+                           max_receives=receives, dead_letter=self.dead_letters,
+                           duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
         self._poll_at: float | None = None
         self._deleted: set[str] = set()
         from .invariants import Invariants
@@ -333,6 +336,15 @@ class World:
         self.invariants = Invariants(self)
 
     # --- the deployment ----------------------------------------------------------------------
+
+    def _devices_queue(self) -> tuple[float, int, int]:
+        """The devices' queue as deployed: its visibility timeout, its receives before the dead-letter
+        queue, and the dealing function's batch size."""
+        resources = tpl.load(self.root / "template.yaml")["Resources"]
+        queue = resources["TableEventsQueue"]["Properties"]
+        events = resources["DealingFunction"]["Properties"]["Events"]["TableEvents"]["Properties"]
+        return (float(queue["VisibilityTimeout"]), int(queue["RedrivePolicy"]["maxReceiveCount"]),
+                int(events["BatchSize"]))
 
     def _template_tables(self) -> list[dict[str, Any]]:
         template = tpl.load(self.root / "template.yaml")
@@ -399,7 +411,7 @@ class World:
             return
         if when == "before":
             invocation.calls += 1
-            if invocation.storm and self.rng.random() < 0.7:
+            if invocation.storm is not None and invocation.storm.random() < 0.7:
                 raise Refused("The level of configured provisioned throughput for the table was exceeded "
                               "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
         if invocation.die == (when, invocation.calls):
@@ -417,13 +429,14 @@ class World:
             self.faults.happened("throttled")
             raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
         invocation = Invocation(function)
+        at_call = self.faults.rng.randint(1, 12)  # drawn whatever happens: sparing a fault moves no later draw
         for kind in ("die-before-call", "die-after-call", "timeout"):
             if self.faults.roll(kind, where) is not None:
-                invocation.die = ("after" if kind == "die-after-call" else "before", self.rng.randint(1, 12))
+                invocation.die = ("after" if kind == "die-after-call" else "before", at_call)
                 invocation.timeout = kind == "timeout"
                 break
         if self.faults.roll("conflict-storm", where) is not None:
-            invocation.storm = True
+            invocation.storm = random.Random(f"{self.seed}:{where}")
             self.faults.happened("conflict-storm")
         lost = self.faults.roll("lost-answer", where) is not None
         self.invocation = invocation
@@ -827,7 +840,7 @@ class World:
         if self._poll_at != when:
             return  # a sooner poll took over
         self._poll_at = None
-        batch = self.queue.receive(10)
+        batch = self.queue.receive(self.batch_size)
         if batch:
             self._deliver(batch)
         if self.queue.messages:
