@@ -137,6 +137,26 @@ def test_planted_payout_one_unit_too_high_is_reported(monkeypatch: pytest.Monkey
     assert any(v.invariant == "settlement" and "the cards dealt pay" in v.detail for v in played.violations)
 
 
+def test_planted_hole_card_in_a_players_view_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.app import queries
+
+    rebuild = queries.rebuild
+
+    class Leaky:  # the round's engine, whose view shows the hole card to everyone
+        def __init__(self, engine: Any) -> None:
+            self.engine = engine
+
+        def view(self, *, reveal_hidden: bool = False) -> dict[str, Any]:
+            return dict(self.engine.view(reveal_hidden=True))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.engine, name)
+
+    monkeypatch.setattr(queries, "rebuild", lambda item, bets=None: Leaky(rebuild(item, bets)))
+    played = world("planted-4", rounds=6, game="deluxe-blackjack")
+    assert any(v.invariant == "hidden" and "shows the dealer's cards" in v.detail for v in played.violations)
+
+
 # --- defects the simulation found -----------------------------------------------------------
 
 
