@@ -183,6 +183,11 @@ def run(args: argparse.Namespace) -> int:
         rates = parse_rates(args.faults)
         if args.game is not None and args.game not in GAMES:
             raise ValueError(f"--game is one of {', '.join(GAMES)}, not {args.game!r}")
+        try:
+            spared = frozenset(int(n) for n in args.spare.split(",")) if args.spare else frozenset()
+        except ValueError:
+            raise ValueError(f"--spare is fault numbers separated by commas (as a report gives them), "
+                             f"not {args.spare!r}") from None
         if args.rounds < 1 or args.per_world < 1 or args.tables < 1 or args.players < 1 or args.jobs < 1:
             raise ValueError("--rounds, --per-world, --tables, --players and --jobs are at least 1")
     except ValueError as exc:
@@ -190,7 +195,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     started = time.monotonic()
     if args.world:
-        spared = frozenset(int(n) for n in args.spare.split(",")) if args.spare else frozenset()
         job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared,
                   args.game or "baccarat")
         outcome = play(job)
