@@ -460,7 +460,11 @@ class World:
     def _task(self, function: str, payload: dict[str, Any]) -> Any:
         handler = self.handlers[function]
         self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
-        return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), _Context(function)))
+        try:
+            return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), _Context(function)))
+        except CroupierError as exc:  # a task's refusal is a function error to Step Functions
+            self.function_errors[f"{function}: {type(exc).__name__}"] += 1
+            raise Failure(type(exc).__name__, str(exc)) from None
 
     # --- the schedule ---------------------------------------------------------------------------
 
