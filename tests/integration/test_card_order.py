@@ -119,11 +119,11 @@ def test_two_tables_interleaved_reordered_twice_and_one_failing(h: Harness, monk
     failed: list[str] = []
     record = dealing.record
 
-    def failing(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
+    def failing(kind: str, detail: dict[str, Any], once: str, **when: Any) -> dict[str, Any]:
         if detail["table_id"] == b:
             failed.append(once)
             raise RuntimeError(f"table {b}'s store refuses the write")
-        return record(kind, detail, once)
+        return record(kind, detail, once, **when)
 
     b_log = store.log_count(b)
     b_round = h.console(b).post(f"/tables/{b}/rounds")["round_id"]

@@ -139,11 +139,11 @@ def test_an_event_in_flight_at_one_table_does_not_hold_back_another_tables_event
               quick: _start(h, quick, {"ben": [{"type": "banker", "amount": 100}]})}
     in_flight, handled = threading.Event(), dealing.record
 
-    def slow_record(kind: str, detail: dict[str, Any], once: str) -> dict[str, Any]:
+    def slow_record(kind: str, detail: dict[str, Any], once: str, **when: Any) -> dict[str, Any]:
         if detail["table_id"] == slow:
             in_flight.set()
             time.sleep(1.5)  # still being handled when the other table's card is scanned
-        return handled(kind, detail, once)
+        return handled(kind, detail, once, **when)
 
     monkeypatch.setattr(dealing, "record", slow_record)
     scans = [threading.Thread(target=slow_devices.scan, args=(slow_shoe.draw(slow_devices),))]
