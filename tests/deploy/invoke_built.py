@@ -69,6 +69,7 @@ def main() -> int:
                 handlers[function], outcome["loaded"] = load(function, spec["dir"], spec["handler"])
             with open(path, encoding="utf-8") as handle:
                 text = handle.read().replace("{{idempotency_key}}", str(uuid.uuid4()))
+                text = text.replace("{{now}}", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             if values["round_id"]:
                 text = text.replace("{{round_id}}", values["round_id"])
             result = handlers[function](json.loads(text), Context(spec["name"]))

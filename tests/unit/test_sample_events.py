@@ -103,8 +103,12 @@ def test_sample_event_is_well_formed(path: Path) -> None:
 @pytest.mark.parametrize("path", EVENTS, ids=lambda p: p.name)
 def test_run_time_names_are_placeholders(path: Path) -> None:
     text = path.read_text()
-    assert placeholders(text) <= {"round_id", "idempotency_key"}
+    assert placeholders(text) <= {"round_id", "idempotency_key", "now"}
     event = json.loads(text)
+    for record in event.get("Records", []) if isinstance(event.get("Records"), list) else []:
+        body = json.loads(record["body"]) if str(record.get("body", "")).startswith("{") else {}
+        if "detail-type" in body:  # a device's bus event is sent when it is invoked: a card sent days
+            assert body["time"] == "{{now}}"  # before its round opened is not that round's card
     round_scoped = "round_id" in event or "{round_id}" in str(event.get("resource"))
     assert ("round_id" in placeholders(text)) == round_scoped  # never a literal round id: it could not exist
     if "Idempotency-Key" in (event.get("headers") or {}):

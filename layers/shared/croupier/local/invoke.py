@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sys
+import time
 import uuid
 import warnings
 from pathlib import Path
@@ -60,8 +61,10 @@ def placeholders(text: str) -> set[str]:
 
 def fill(text: str, values: dict[str, str]) -> str:
     """``text`` with each ``{{name}}`` replaced by ``values[name]``; a name not given is refused,
-    saying how to give it. ``idempotency_key`` is a fresh key unless given."""
-    values = {"idempotency_key": str(uuid.uuid4()), **Values(values=values).values}
+    saying how to give it. ``idempotency_key`` is a fresh key and ``now`` this second (a bus
+    event's ``time``: when its device sent it) unless given."""
+    values = {"idempotency_key": str(uuid.uuid4()), "now": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              **Values(values=values).values}
     missing = sorted(placeholders(text) - set(values))
     if missing:
         raise InvokeError("; ".join(f"the event needs {{{{{name}}}}}: " + HELP.get(name, f"give --set {name}=VALUE")
