@@ -22,21 +22,18 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import BotoCoreError, ClientError
 
-from . import clock
+from . import aws, clock
 from .aws import boto3
 from .config import settings
 
 SOURCE = "croupier"
 SCHEMA_VERSION = 1
 logger = Logger(service="croupier")
-_clients: dict[str, Any] = {}
+_clients = aws.Clients()
 
 
 def _events() -> Any:
-    client = _clients.get("events")
-    if client is None:
-        client = _clients["events"] = boto3.client("events")
-    return client
+    return _clients.made("events", lambda: boto3.client("events"))
 
 
 def reset_clients() -> None:

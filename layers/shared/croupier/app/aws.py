@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import contextvars
 import importlib
+import itertools
 import os
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -50,18 +51,70 @@ boto3: Any = LazyModule("boto3")
 """Stands for the ``boto3`` module (``boto3.client(...)``, ``boto3.resource(...)``)."""
 
 _stand_in: contextvars.ContextVar[Any] = contextvars.ContextVar("croupier_sdk", default=None)
+_sdk_number: contextvars.ContextVar[int] = contextvars.ContextVar("croupier_sdk_number", default=0)
+_numbers = itertools.count(1)
+_registry: list[Clients] = []
 
 
 @contextmanager
 def standing_in(sdk: Any) -> Iterator[Any]:
-    """Within this block, in this thread, ``boto3.client`` and ``boto3.resource`` are ``sdk``'s (a
-    simulation's services in memory): the one seam between the application and the AWS SDK. A
-    module that cached a client made outside the block must be reset by the caller."""
-    token = _stand_in.set(sdk)
+    """Within this block, in this thread (its context), ``boto3.client`` and ``boto3.resource`` are
+    ``sdk``'s (a simulation's services in memory): the one seam between the application and the AWS
+    SDK. Other threads keep the real SDK, and the clients the modules keep (:class:`Clients`) are
+    kept apart per SDK: a stand-in's client never reaches another thread, nor a real one this block."""
+    number = next(_numbers)
+    token, numbered = _stand_in.set(sdk), _sdk_number.set(number)
     try:
         yield sdk
     finally:
+        _sdk_number.reset(numbered)
         _stand_in.reset(token)
+        for clients in _registry:
+            clients.forget(number)
+
+
+def stand_in() -> Any:
+    """The SDK standing in for boto3 in this context, if any."""
+    return _stand_in.get()
+
+
+class Clients:
+    """The clients one module keeps, made once per SDK in use (boto3's, or a stand-in's: see
+    :func:`standing_in`). As a mapping, it holds the real SDK's clients (tests put fakes there)."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[int, str], Any] = {}
+        _registry.append(self)
+
+    def made(self, name: str, make: Callable[[], Any]) -> Any:
+        """The client ``name`` of the SDK in use, made by ``make`` the first time."""
+        key = (_sdk_number.get(), name)
+        client = self._made.get(key)
+        if client is None:
+            client = self._made[key] = make()
+        return client
+
+    def forget(self, number: int) -> None:
+        for key in [k for k in self._made if k[0] == number]:
+            del self._made[key]
+
+    def clear(self) -> None:
+        self._made.clear()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._made.get((0, name), default)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._made[(0, name)]
+
+    def __setitem__(self, name: str, client: Any) -> None:
+        self._made[(0, name)] = client
+
+    def __delitem__(self, name: str) -> None:
+        del self._made[(0, name)]
+
+    def __contains__(self, name: object) -> bool:
+        return (0, name) in self._made
 
 
 def prepared_initialisation(environ: Mapping[str, str] | None = None) -> bool:

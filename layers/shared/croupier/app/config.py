@@ -13,8 +13,10 @@ were a large part of every cold start (``docs/deploying.md``, *The card path's c
 
 from __future__ import annotations
 
+import contextvars
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -107,6 +109,32 @@ def _variable(loc: tuple[int | str, ...]) -> str:
     return "LOCAL_JWT_SECRET" if name in ("jwt_secret", "LOCAL_JWT_SECRET") else name.upper()
 
 
+_in_use: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("croupier_settings", default=None)
+
+
 @lru_cache(maxsize=1)
-def settings() -> Settings:
+def _from_environment() -> Settings:
     return Settings.from_env()
+
+
+def settings() -> Settings:
+    """The settings in use: the environment's, read once, unless this thread (its context) was
+    given others with :func:`using` (a simulation beside the local stack, whose functions read the
+    process's environment)."""
+    chosen = _in_use.get()
+    return chosen if chosen is not None else _from_environment()
+
+
+def forget_settings() -> None:
+    """Read the environment again at the next :func:`settings` (tests change it)."""
+    _from_environment.cache_clear()
+
+
+@contextmanager
+def using(chosen: Settings) -> Iterator[Settings]:
+    """Within this block, in this thread, :func:`settings` is ``chosen``."""
+    token = _in_use.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _in_use.reset(token)

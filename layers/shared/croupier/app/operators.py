@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from botocore.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from . import clock
+from . import aws, clock
 from .aws import boto3
 from .config import settings
 from .errors import AppError
@@ -56,7 +56,7 @@ class UnknownOperator(AppError):
 
 _cache: dict[str, tuple[float, Operator]] = {}
 _lock = threading.Lock()
-_clients: dict[str, Any] = {}
+_clients = aws.Clients()
 
 
 def reset_clients() -> None:
@@ -76,7 +76,7 @@ def load(operator: str) -> Operator:
         cached = _cache.get(operator)
     if cached and now - cached[0] < MAX_AGE_S:
         return cached[1]
-    ssm = _clients.get("ssm") or _clients.setdefault("ssm", boto3.client("ssm"))
+    ssm = _clients.made("ssm", lambda: boto3.client("ssm"))
     try:
         value = ssm.get_parameter(Name=parameter_name(operator), WithDecryption=True)["Parameter"]["Value"]
     except ClientError as exc:
@@ -96,7 +96,7 @@ def load(operator: str) -> Operator:
 def put(operator: Operator) -> None:
     """Store an operator's wallet (the local stack and tests; on AWS an operator's engineer runs
     ``aws ssm put-parameter --type SecureString``)."""
-    ssm = _clients.get("ssm") or _clients.setdefault("ssm", boto3.client("ssm"))
+    ssm = _clients.made("ssm", lambda: boto3.client("ssm"))
     body = operator.model_dump(exclude={"id"}, exclude_none=True)
     ssm.put_parameter(Name=parameter_name(operator.id), Value=json.dumps(body), Type="SecureString", Overwrite=True)
     with _lock:

@@ -51,7 +51,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from . import clock, store, visibility
+from . import aws, clock, store, visibility
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
@@ -62,24 +62,18 @@ CONNECTION_HOURS = 2
 EVERY_TABLE = "*"
 MAX_TABLES = 50
 """Tables one connection may watch (``"*"`` counts as one): the lobby's page watches up to 50."""
-_clients: dict[str, Any] = {}
+_clients = aws.Clients()
 _pool: list[ThreadPoolExecutor] = []
 
 
 def _management() -> Any:
-    client = _clients.get("management")
-    if client is None:
-        client = _clients["management"] = boto3.client(
-            "apigatewaymanagementapi", endpoint_url=settings().websocket_endpoint,
-            config=Config(connect_timeout=1, read_timeout=2, retries={"max_attempts": 1}))
-    return client
+    return _clients.made("management", lambda: boto3.client(
+        "apigatewaymanagementapi", endpoint_url=settings().websocket_endpoint,
+        config=Config(connect_timeout=1, read_timeout=2, retries={"max_attempts": 1})))
 
 
 def _sqs() -> Any:
-    client = _clients.get("sqs")
-    if client is None:
-        client = _clients["sqs"] = boto3.client("sqs")
-    return client
+    return _clients.made("sqs", lambda: boto3.client("sqs"))
 
 
 def reset_clients() -> None:

@@ -46,7 +46,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from ..wallet_contract import canonical, signed_headers, transaction_id
-from . import alerts, clock, operators, store
+from . import alerts, aws, clock, operators, store
 from .aws import boto3
 from .config import settings
 from .errors import AppError, Funds
@@ -59,7 +59,7 @@ RETRIED_REFUSALS = frozenset({"bad-signature", "stale-request", "unknown-call"})
 """Refusals of a credit or cancel that a retry may cure once someone fixes the set-up (a clock, a
 secret being rotated, the wallet's URL): the money is owed, so they are retried (and counted) like
 an outage."""
-_clients: dict[str, Any] = {}
+_clients = aws.Clients()
 
 
 class WalletRefused(AppError):
@@ -270,7 +270,7 @@ class OutboxMessage(BaseModel):
 
 
 def _sqs() -> Any:
-    return _clients.get("sqs") or _clients.setdefault("sqs", boto3.client("sqs"))
+    return _clients.made("sqs", lambda: boto3.client("sqs"))
 
 
 def enqueue(transactions: Sequence[str], delay_s: int = 0) -> None:

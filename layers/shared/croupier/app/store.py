@@ -48,9 +48,9 @@ from typing import Any, TypeVar
 from botocore.exceptions import ClientError
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from . import clock
+from . import aws, clock
 from .aws import boto3
-from .config import settings
+from .config import forget_settings, settings
 from .errors import NotFound
 from .records import BetStatus, RoundStatus
 
@@ -100,7 +100,11 @@ _local = threading.local()
 
 def _resource() -> Any:
     """One boto3 resource per thread (resources are not thread-safe; the local stack and Lambda
-    containers may call from several threads)."""
+    containers may call from several threads); a stand-in's own where one stands in for boto3
+    (:func:`croupier.app.aws.standing_in`)."""
+    sdk = aws.stand_in()
+    if sdk is not None:
+        return sdk.resource("dynamodb")
     resource = getattr(_local, "resource", None)
     if resource is None or getattr(_local, "generation", None) != _generation[0]:
         resource = _local.resource = boto3.resource("dynamodb")
@@ -113,6 +117,8 @@ def _table(name: str) -> Any:
     """The thread's ``Table`` object for ``name``, made once (boto3 builds a resource class on
     every ``Table()`` call: milliseconds each, on every request)."""
     resource = _resource()
+    if aws.stand_in() is not None:
+        return resource.Table(name)
     tables: dict[str, Any] = _local.tables
     table = tables.get(name)
     if table is None:
@@ -143,7 +149,7 @@ def generation() -> int:
 def reset_clients() -> None:
     """Forget cached clients, and what was read through them (tests start a fresh mock per test)."""
     _generation[0] += 1
-    settings.cache_clear()
+    forget_settings()
     _rules.clear()
 
 

@@ -7,17 +7,15 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from . import aws
 from .aws import boto3
 from .config import settings
 
-_clients: dict[str, Any] = {}
+_clients = aws.Clients()
 
 
 def _sfn() -> Any:
-    client = _clients.get("sfn")
-    if client is None:
-        client = _clients["sfn"] = boto3.client("stepfunctions")
-    return client
+    return _clients.made("sfn", lambda: boto3.client("stepfunctions"))
 
 
 def reset_clients() -> None:

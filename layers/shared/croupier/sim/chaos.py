@@ -55,6 +55,7 @@ class Outcome:
     steps: int = 0
     virtual_seconds: float = 0.0
     dead_letters: int = 0
+    voided_why: Counter[str] = field(default_factory=Counter)
 
 
 def play(job: Job) -> Outcome:
@@ -64,7 +65,7 @@ def play(job: Job) -> Outcome:
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
-                  len(world.dead_letters))
+                  len(world.dead_letters), Counter(world.voided_why))
     return out
 
 
@@ -122,7 +123,7 @@ def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int
 def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outcome],
            shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int) -> str:
     total: dict[str, Counter[str]] = {name: Counter() for name in ("rounds", "faults", "checked", "errors",
-                                                                   "invocations")}
+                                                                   "invocations", "voided_why")}
     steps = 0
     for outcome in outcomes:
         for name in total:
@@ -134,6 +135,7 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
              f"{', '.join(f'{g} {n}' for g, n in sorted(games.items()))})",
              f"rounds: {sum(total['rounds'].values())} finished "
              f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
+             f"voided because: {', '.join(f'{why} {n}' for why, n in sorted(total['voided_why'].items())) or '-'}",
              f"steps: {steps}; invocations: {sum(total['invocations'].values())} "
              f"({', '.join(f'{k} {n}' for k, n in sorted(total['invocations'].items()))})",
              f"faults injected: {sum(total['faults'].values())}"]

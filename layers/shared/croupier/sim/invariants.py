@@ -189,6 +189,9 @@ class Invariants:
             return
         self.rounds_checked.add(round_id)
         world.rounds_finished[str(rnd["status"])] += 1
+        if rnd["status"] == RoundStatus.VOIDED:  # why: the supervisor, or a pause (its code) left too long
+            why = str(rnd.get("void_reason") or "?")
+            world.voided_why[why if why != "paused too long" else f"paused too long ({rnd.get('pause_code')})"] += 1
         self.checked["rounds"] += 1
         voided = rnd["status"] == RoundStatus.VOIDED
         bets = self.round_bets(round_id)

@@ -32,6 +32,7 @@ import logging
 import os
 import random
 import sys
+import threading
 import time
 import uuid
 import warnings
@@ -45,9 +46,9 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from ..app import alerts, aws, operators, push, seamless, store, workflow
+from ..app import aws, config, store
 from ..app.clock import VirtualClock, using
-from ..app.config import settings
+from ..app.config import Settings, settings
 from ..app.engine import bet_from_item
 from ..app.events import CONSOLE, READER, source_of
 from ..app.records import FINISHED, RoundStatus
@@ -65,6 +66,10 @@ ACCOUNT, REGION = "123456789012", "us-east-1"
 CARD_PACE = 1 / 3
 """Seconds between two cards: three a second, the dealer never waits for the system."""
 DECKS, CUT_AT = 8, 360
+PATIENCE = 600
+"""Seconds a dealer waits, looking at the console once a second, for a new shoe to show or to be
+ready before shuffling again: longer than an event can stay in flight (five receives, each after
+the devices' queue's visibility timeout) before it arrives or is dead-lettered."""
 
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
@@ -207,8 +212,23 @@ class AwsInMemory:
         return known[service]
 
 
-CACHED_CLIENTS = (store, workflow, alerts, seamless, push, operators)
-"""Modules that keep a client made once: emptied as a simulation begins and ends."""
+POWERTOOLS = {"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "croupier-sim",
+              "POWERTOOLS_METRICS_NAMESPACE": "CroupierSim", "POWERTOOLS_LOG_LEVEL": "WARNING"}
+"""What the functions' Powertools read as their module is imported (the template's globals on AWS)."""
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 # --- the people and the devices ---------------------------------------------------------------
@@ -223,6 +243,7 @@ class Shoe:
         self.cards = [c for c in ALL_CARDS for _ in range(DECKS)]
         rng.shuffle(self.cards)
         self.position, self.shoe_id, self.cut_reported = 0, f"shoe-{number}", False
+        self.rounds_after_cut = 0
 
     def draw(self) -> str:
         card = self.cards[self.position]
@@ -314,12 +335,14 @@ class World:
         self.function_errors: Counter[str] = Counter()
         self.rounds_started = 0
         self.rounds_finished: Counter[str] = Counter()
+        self.voided_why: Counter[str] = Counter()
         self.uuids = random.Random(f"{seed}:ids")
         self.output = Output()
         self._tables_spec = self._template_tables()
         self.table_count, self.player_count = tables, players
         self.tables: dict[str, TableAtWorld] = {}
         self.physical: dict[str, PhysicalRound] = {}
+        self.shoe_numbers = itertools.count(1)
         self.handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
         self.workflows: Workflows = Workflows(
             (self.root / "statemachine" / "round.asl.json").read_text(encoding="utf-8"), self._task, self.clock,
@@ -356,52 +379,45 @@ class World:
             specs.append({"logical": logical, **tpl.table_args(resolver.resolve(spec["Properties"]))})
         return specs
 
-    def _environment(self) -> dict[str, str]:
+    def _settings(self) -> Settings:
+        """The functions' settings in this world (what their environment variables say on AWS)."""
         names = {spec["logical"]: spec["TableName"] for spec in self._tables_spec}
         game = next(n for k, n in names.items() if "Game" in k)
         wallet = next(n for k, n in names.items() if "Wallet" in k)
         idempotency = next((n for k, n in names.items() if "Idempotency" in k), "croupier-sim-idempotency")
-        return {"GAME_TABLE": game, "WALLET_TABLE": wallet, "IDEMPOTENCY_TABLE": idempotency,
-                "ROUND_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:croupier-sim-round",
-                "BET_SHARDS": "4", "SETTLEMENT_WORKERS": "1", "EVENT_BUS": "croupier-sim-table-bus",
-                "STAGE": "sim", "AWS_DEFAULT_REGION": REGION, "POWERTOOLS_TRACE_DISABLED": "true",
-                "POWERTOOLS_SERVICE_NAME": "croupier-sim", "POWERTOOLS_METRICS_NAMESPACE": "CroupierSim",
-                "POWERTOOLS_LOG_LEVEL": "CRITICAL", "POWERTOOLS_METRICS_DISABLED": "true",
-                "AWS_ACCESS_KEY_ID": "sim", "AWS_SECRET_ACCESS_KEY": "sim"}
+        return Settings.from_env({
+            "GAME_TABLE": game, "WALLET_TABLE": wallet, "IDEMPOTENCY_TABLE": idempotency,
+            "ROUND_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:croupier-sim-round",
+            "BET_SHARDS": "4", "SETTLEMENT_WORKERS": "1", "EVENT_BUS": "croupier-sim-table-bus", "STAGE": "sim"})
 
     @contextlib.contextmanager
     def running(self) -> Iterator[World]:
-        """The application pointed at this world for the block: its SDK, its settings, its clock,
-        its identifiers drawn from the seed; everything as it was afterwards."""
-        env = self._environment()
-        saved = {name: os.environ.get(name) for name in env}
-        saved_uuid4 = uuid.uuid4
-        os.environ.update(env)
-        settings.cache_clear()
-        for module in CACHED_CLIENTS:
-            module.reset_clients()
-        uuid.uuid4 = lambda: uuid.UUID(int=self.uuids.getrandbits(128), version=4)
+        """The application pointed at this world for the block, in this thread only: its SDK, its
+        settings, its clock, its identifiers drawn from the seed. Other threads (a local stack
+        beside it, in a test session) keep theirs."""
+        world_thread, machine_uuid4 = threading.get_ident(), uuid.uuid4
+
+        def seeded_uuid4() -> uuid.UUID:
+            if threading.get_ident() != world_thread:
+                return machine_uuid4()
+            return uuid.UUID(int=self.uuids.getrandbits(128), version=4)
+
+        uuid.uuid4 = seeded_uuid4
         try:
-            with aws.standing_in(self.aws), using(self.clock), self.output.capturing():
+            with aws.standing_in(self.aws), using(self.clock), config.using(self._settings()), \
+                    self.output.capturing():
                 if not self.handlers:
                     self._deploy()
                 yield self
         finally:
-            uuid.uuid4 = saved_uuid4
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
-            settings.cache_clear()
-            for module in CACHED_CLIENTS:
-                module.reset_clients()
+            uuid.uuid4 = machine_uuid4
 
     def _deploy(self) -> None:
         for spec in self._tables_spec:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
-        for name in ("round", "settlement", "dealing"):
-            self.handlers[name] = _handler(self.root / "functions" / name / "app.py", name)
+        with _environment(POWERTOOLS):  # read as a function's module is first imported
+            for name in ("round", "settlement", "dealing"):
+                self.handlers[name] = _handler(self.root / "functions" / name / "app.py", name)
 
     # --- invocations ---------------------------------------------------------------------------
 
@@ -525,7 +541,7 @@ class World:
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
 
     def _new_shoe(self, table: TableAtWorld) -> None:
-        table.shoe = Shoe(self.rng, table.rounds + 1)
+        table.shoe = Shoe(self.rng, next(self.shoe_numbers))
         table.shoe.position = self.rng.randint(0, 3)  # the dealer's hands are not a machine's
         self._send(table, "shoe-shuffled", {"table_id": table.table_id, "shoe_id": table.shoe.shoe_id}, CONSOLE)
         self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
@@ -537,7 +553,7 @@ class World:
         assert table.shoe is not None
         shown = (self.dynamo.peek(settings().game_table, store.table_key(table.table_id)) or {}).get("shoe") or {}
         if shown.get("shoe_id") != table.shoe.shoe_id:
-            if looked < 30:
+            if looked < PATIENCE:
                 self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
                         lambda: self._burn(table, looked + 1))
             else:
@@ -557,7 +573,10 @@ class World:
         if self.rounds_started >= self.rounds_wanted:
             return
         assert table.shoe is not None
-        if table.shoe.position >= CUT_AT and not table.shoe.cut_reported:
+        if table.shoe.cut_reported and table.shoe.rounds_after_cut >= 1:  # the last round was played
+            self.at(self.clock.monotonic() + 2.0, f"{table.table_id}: new shoe", lambda: self._new_shoe(table))
+            return
+        if table.shoe.position >= CUT_AT and not table.shoe.cut_reported:  # between rounds: the next is the last
             table.shoe.cut_reported = True
             self._send_reader(table, "cut-card", {})
         try:
@@ -565,8 +584,7 @@ class World:
         except CroupierError as refused:
             reason = getattr(refused, "reason", "")
             table.refusals += 1
-            if (reason in ("shoe-finished", "no-shoe", "last-round-played", "cut-card") or "shuffle" in str(refused)
-                    or table.refusals > 30):  # the console shows no usable shoe: the dealer shuffles again
+            if reason == "no-shoe" or table.refusals > PATIENCE:  # no usable shoe shows: the dealer shuffles again
                 self.at(self.clock.monotonic() + 2.0, f"{table.table_id}: new shoe", lambda: self._new_shoe(table))
             elif (shown := self._opened_anyway(table)) is not None:
                 self._dealing(table, shown)  # opened by a press whose answer was lost
@@ -586,6 +604,8 @@ class World:
         if started["round_id"] in self.physical:
             return
         table.refusals = 0
+        if table.shoe is not None and table.shoe.cut_reported:
+            table.shoe.rounds_after_cut += 1
         self.rounds_started += 1
         table.rounds += 1
         round_id = started["round_id"]
