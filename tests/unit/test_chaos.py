@@ -31,6 +31,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert played.violations == [], [v.detail for v in played.violations]
     assert sum(played.rounds_finished.values()) >= 40
     assert played.rounds_finished["voided"] >= 1 and played.rounds_finished["settled"] >= 25
+    assert played.resumed >= 1  # a paused round resumed by its supervisor, with the card that paused it placed
     injected = played.faults.injected
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",

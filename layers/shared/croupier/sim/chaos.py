@@ -56,6 +56,7 @@ class Outcome:
     virtual_seconds: float = 0.0
     dead_letters: int = 0
     voided_why: Counter[str] = field(default_factory=Counter)
+    resumed: int = 0
 
 
 def play(job: Job) -> Outcome:
@@ -65,7 +66,7 @@ def play(job: Job) -> Outcome:
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
-                  len(world.dead_letters), Counter(world.voided_why))
+                  len(world.dead_letters), Counter(world.voided_why), world.resumed)
     return out
 
 
@@ -135,7 +136,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
              f"{', '.join(f'{g} {n}' for g, n in sorted(games.items()))})",
              f"rounds: {sum(total['rounds'].values())} finished "
              f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
-             f"voided because: {', '.join(f'{why} {n}' for why, n in sorted(total['voided_why'].items())) or '-'}",
+             f"voided because: {', '.join(f'{why} {n}' for why, n in sorted(total['voided_why'].items())) or '-'}; "
+             f"paused rounds the supervisor resumed: {sum(o.resumed for o in outcomes)}",
              f"steps: {steps}; invocations: {sum(total['invocations'].values())} "
              f"({', '.join(f'{k} {n}' for k, n in sorted(total['invocations'].items()))})",
              f"faults injected: {sum(total['faults'].values())}"]

@@ -343,6 +343,9 @@ class World:
         self.tables: dict[str, TableAtWorld] = {}
         self.physical: dict[str, PhysicalRound] = {}
         self.shoe_numbers = itertools.count(1)
+        self.scans: dict[str, str | None] = {}
+        """Each scan, and the round whose hand its card was dealt to (None: none)."""
+        self.resumed = 0
         self.handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
         self.workflows: Workflows = Workflows(
             (self.root / "statemachine" / "round.asl.json").read_text(encoding="utf-8"), self._task, self.clock,
@@ -703,6 +706,7 @@ class World:
             self._next_round(table, physical)
             return
         if rnd.get("paused") and status not in FINISHED:
+            self._supervise(physical, rnd)
             self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer waits (paused)",
                     lambda: self._deal(table, physical))
             return
@@ -720,11 +724,12 @@ class World:
             card = table.shoe.draw()
             physical.engine.deal(card)
             physical.cards.append(card)
+            dealt_to: str | None = physical.round_id
             if not expected.face_up:
                 physical.face_down.append(card)
             elif expected.hand == "dealer":
                 physical.dealer_up.append(card)
-            self._scan(table, card)
+            self._scan(table, card, dealt_to)
             if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
@@ -741,6 +746,32 @@ class World:
         self._ask(table, physical, expected)
         self.at(self.clock.monotonic() + 0.5, f"{table.table_id}: dealer watches the console",
                 lambda: self._deal(table, physical))
+
+    def _supervise(self, physical: PhysicalRound, rnd: dict[str, Any]) -> None:
+        """A paused round's supervisor, once per pause: most often resumes it after a look at the
+        table (saying what the card that paused it was: the round's, or set aside), sometimes
+        leaves it to its timer (voided once paused too long)."""
+        pause = f"pause:{rnd.get('paused_at')}:{(rnd.get('blocked') or {}).get('n')}"
+        if pause in physical.asked:
+            return
+        physical.asked.add(pause)
+        if self.rng.random() < 0.2:
+            return
+        blocked = rnd.get("blocked") or {}
+        card = None
+        if blocked:  # what the camera shows: a card the dealer dealt into this round, or another
+            card = "round" if self.scans.get(str(blocked.get("scan_id"))) == physical.round_id else "discarded"
+        self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor resumes "
+                f"({card or 'no card'})", lambda: self._resume(physical.round_id, card))
+
+    def _resume(self, round_id: str, card: str | None) -> None:
+        from ..app import supervision
+
+        try:
+            self.invoke("tables", lambda: supervision.resume_round(round_id, card))
+            self.resumed += 1
+        except (CroupierError, Failure) as refused:
+            self.note(f"  resume refused: {refused}")
 
     def _blackjack_engine(self, rnd: dict[str, Any]) -> RoundEngine:
         """The dealer's engine of a blackjack round at its first card: the seats with bets on the
@@ -830,14 +861,19 @@ class World:
         self.at(self.clock.monotonic() + self.rng.uniform(1.0, 3.0), f"{table.table_id}: open round",
                 lambda: self._open_round(table))
 
-    def _scan(self, table: TableAtWorld, card: str) -> None:
-        self._send_reader(table, "card-scanned", {"card": card})
+    def _scan(self, table: TableAtWorld, card: str, dealt_to: str | None = None) -> None:
+        """The reader scans ``card``; ``dealt_to``: the round whose hand it was dealt to (None: a
+        burn, or a card no hand was dealt), as the supervisor sees it on camera."""
+        scan_id = self._send_reader(table, "card-scanned", {"card": card})
+        self.scans[scan_id] = dealt_to
 
-    def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any]) -> None:
+    def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any]) -> str:
         table.seq += 1
-        detail = {"table_id": table.table_id, "reader_id": table.reader,
-                  "scan_id": f"scan-{self.uuids.getrandbits(48):012x}", "seq": table.seq, **fields}
+        scan_id = f"scan-{self.uuids.getrandbits(48):012x}"
+        detail = {"table_id": table.table_id, "reader_id": table.reader, "scan_id": scan_id, "seq": table.seq,
+                  **fields}
         self._send(table, kind, detail, READER)
+        return scan_id
 
     def _send(self, table: TableAtWorld, kind: str, detail: dict[str, Any], device: str) -> None:
         event = {"version": "0", "id": f"ev-{self.uuids.getrandbits(64):016x}", "detail-type": kind,
