@@ -200,3 +200,13 @@ def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_ca
     played.run()
     assert [v.detail for v in played.violations] == []
     assert played.faults.injected["void"] > 0 and played.faults.injected["late-delivery"] > 0
+
+
+def test_found_a_late_card_of_an_earlier_round_is_not_a_pok_deng_rounds_burn_card() -> None:
+    # found by ``croupier chaos --rounds 20000 --seed 1`` (world 1/59): a card of an earlier round,
+    # delivered late while the next Pok Deng round waited for its burn card, was burned in its place;
+    # the real burn card then went into the first hand, and every card after it one hand on. It now
+    # pauses that round: the card was sent before the round opened
+    played = World("1/59", Plan(), rounds=82, tables=4, players=4, game="pok-deng")
+    played.run()
+    assert [v.detail for v in played.violations] == []

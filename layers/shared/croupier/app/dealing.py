@@ -310,6 +310,11 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     if shoe is None:
         return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
     phase = shoe.phase
+    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, rnd) \
+            and entry.get("state") != "held":  # not this round's burn card: one of an earlier round, late
+        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened", block=True,
+                   code="card-out-of-turn")
+        return False
     if phase in (ShoePhase.SHUFFLED, ShoePhase.BURNING, ShoePhase.ROUND_BURN):
         try:
             use = shoe.scan(card)  # the burn indicator or a burned card: the shoe's alone

@@ -202,8 +202,11 @@ class Invariants:
             if (cards != dealt[:len(cards)]) if voided else (cards != dealt):
                 self.violation("hands", f"round {round_id}'s hands hold {cards}; the dealer dealt {dealt} "
                                         f"(stray scans {physical.stray})", round_id)
-            bound = physical.closes_at + int(store.round_rules(rnd).get("timers", {}).get("pause_void", 600)) \
-                + SLACK_SECONDS
+            # every wait of the workflow ends within pause_void (a card's, a pause's; decisions and
+            # windows sooner): a card wait then a pause, again after each resume, then the retries
+            resumes = sum(1 for event in rnd.get("history") or [] if event.get("resume"))
+            pause_void = int(store.round_rules(rnd).get("timers", {}).get("pause_void", 600))
+            bound = physical.closes_at + (resumes + 1) * 2 * pause_void + SLACK_SECONDS
             if world.clock.monotonic() > bound:
                 late = world.clock.monotonic() - physical.closes_at
                 self.violation("liveness", f"round {round_id} finished {late:.0f} s "
