@@ -14,9 +14,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Protocol
+
+from .contexts import holding
 
 
 class Clock(Protocol):
@@ -80,14 +81,9 @@ def current() -> Clock:
     return _current.get()
 
 
-@contextlib.contextmanager
-def using(clock: Clock) -> Iterator[Clock]:
+def using(clock: Clock) -> contextlib.AbstractContextManager[Clock]:
     """Run the code inside, in this thread, on ``clock`` (then back to the one before)."""
-    token = _current.set(clock)
-    try:
-        yield clock
-    finally:
-        _current.reset(token)
+    return holding(_current, clock)
 
 
 def now_ms() -> int:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .contexts import holding
 
 
 class ConfigError(RuntimeError):
@@ -130,11 +132,6 @@ def forget_settings() -> None:
     _from_environment.cache_clear()
 
 
-@contextmanager
-def using(chosen: Settings) -> Iterator[Settings]:
+def using(chosen: Settings) -> AbstractContextManager[Settings | None]:
     """Within this block, in this thread, :func:`settings` is ``chosen``."""
-    token = _in_use.set(chosen)
-    try:
-        yield chosen
-    finally:
-        _in_use.reset(token)
+    return holding(_in_use, chosen)
