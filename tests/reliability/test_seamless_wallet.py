@@ -28,7 +28,7 @@ from croupier.local.stack import LocalStack
 from tests.support.direct import Direct, device_event
 from tests.support.faults import Crash, Plan, crash_after
 from tests.support.figures import FIGURES
-from tests.support.harness import wait_for
+from tests.support.harness import TIMERS, wait_for
 
 pytestmark = pytest.mark.reliability
 
@@ -144,6 +144,9 @@ def sw(direct: Direct, op: OperatorWallet) -> Seamless:
 def test_a_debit_without_an_answer_places_no_bet_and_is_cancelled_until_acknowledged(sw: Seamless, fault: Fault,
                                                                                    ) -> None:
     ana = sw.player("ana")
+    # a countdown that outlasts the cancel's round trip, even on a loaded machine: the player's
+    # second bet below must come while betting is open (the test closes betting itself)
+    tables.configure_table(sw.table_id, {"timers": {**TIMERS, "countdown": 60}}, None)
     round_id = sw.direct.start(sw.table_id)
     sw.wallet.inject(fault)
     FIGURES["faults_injected"] += 1
