@@ -13,7 +13,6 @@ the round still waits for another card leaves the workflow asleep in its card wa
 nothing to do yet (:func:`croupier.app.dealing._dealing_on`).
 """
 
-
 from __future__ import annotations
 
 import uuid
