@@ -60,18 +60,24 @@ template: $(STAMP)
 	$(VENV)/bin/cfn-lint template.yaml
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
-# Lint, types, the template, then every test: unit, integration (moto) and reliability.
+# Lint, types, the template, then every test: unit, integration (moto) and reliability, spread over
+# TEST_WORKERS processes (pytest-xdist): each file's tests in one process (tests/conftest.py groups
+# them), each process with its own local stack. Most tests wait on the stack's timers, so more
+# processes than cores pays.
+TEST_WORKERS ?= 4
+PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
+
 test: lint types template $(NODE) browser
-	$(VENV)/bin/pytest
+	$(PYTEST)
 
 unit: $(STAMP)
-	$(VENV)/bin/pytest tests/unit
+	$(PYTEST) tests/unit
 
 integration: $(STAMP)
-	$(VENV)/bin/pytest -m integration
+	$(PYTEST) -m integration
 
 reliability: $(STAMP)
-	$(VENV)/bin/pytest -m reliability
+	$(PYTEST) -m reliability
 
 # The product's main job: the local stack plays rounds of all four games; last line: the audit.
 demo: $(RUNTIME)

@@ -1,22 +1,34 @@
 """The one local stack of a test session, shared by the integration and reliability suites (two
 stacks cannot share a process: they would fight over its environment, boto3's default session and
-moto's Lambda patch). Started only when a test asks for it.
+moto's Lambda patch). Started only when a test asks for it. Where the session runs in several
+processes (``make test`` spreads it over pytest-xdist's workers), each worker has its own stack.
 
 Every AWS call its functions make is recorded (croupier.local.iam); when the session ends, each
 call is checked against the function's role as SAM generates it from template.yaml: a call the
-role does not grant (AccessDenied on AWS) fails the run; the grants no call used are reported."""
+role does not grant (AccessDenied on AWS) fails the run; the grants no call used are reported.
+Workers hand their verdicts to the controlling process, which joins them: a call refused anywhere
+is refused; a grant is unused when no worker used it. The reliability figures are summed the same
+way."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from croupier.app import store, workflow
 from croupier.local import iam
 from croupier.local.stack import LocalStack, project_root
+from tests.support import figures, privilege
 
 _session: dict[str, object] = {}
+
+SHARED_PROCESS = {"tests/integration/test_seamless.py": "seamless-operators",
+                  "tests/reliability/test_seamless_wallet.py": "seamless-operators"}
+"""Files whose tests run in one process, in this order: each ends with an audit of the whole store
+that asks every operator about every call, and the reliability file's operators stop answering when
+its tests end (so the integration file's audit must come first, as it does in one process)."""
 
 
 @pytest.fixture(scope="session")
@@ -29,32 +41,62 @@ def stack() -> Iterator[LocalStack]:
         yield started
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test file is one group of pytest-xdist's ``--dist loadgroup`` (its tests run in one
+    process, in order, sharing its module's fixtures), but for the files of :data:`SHARED_PROCESS`,
+    which share a group."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(SHARED_PROCESS.get(path, path)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """A worker finished: join what it reported."""
+    output = getattr(node, "workeroutput", {})
+    if "least_privilege" in output:
+        joined = _session.setdefault("joined", privilege.Joined())
+        assert isinstance(joined, privilege.Joined)
+        joined.add(*output["least_privilege"])
+    figures.FIGURES.update(output.get("figures", {}))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    started = _session.get("stack")
-    if not isinstance(started, LocalStack) or started.recorder is None:
+    mine = privilege.verdict(_session.get("stack"))
+    worker_output = getattr(session.config, "workeroutput", None)
+    if worker_output is not None:  # a worker: the controlling process joins and reports
+        if mine is not None:
+            worker_output["least_privilege"] = mine
+        worker_output["figures"] = dict(figures.FIGURES)
         return
-    started.recorder.disable()
-    calls = started.recorder.snapshot()
-    verdict = iam.check(calls, started.roles())
-    _session["verdict"], _session["calls"] = verdict, calls
-    report = verdict.report()
+    if mine is not None:
+        joined = _session.setdefault("joined", privilege.Joined())
+        assert isinstance(joined, privilege.Joined)
+        joined.add(*mine)
+    joined = _session.get("joined")
+    if not isinstance(joined, privilege.Joined):
+        return
+    report = joined.report()
+    _session["report"] = report
     cache = getattr(session.config, "cache", None)  # None with -p no:cacheprovider
     if cache is not None:
         folder = cache.mkdir("croupier")
         (folder / "least-privilege.txt").write_text(report + "\n", encoding="utf-8")
-        (folder / "aws-calls.txt").write_text("\n".join(iam.summary(calls)) + "\n", encoding="utf-8")
-    if verdict.refused and session.exitstatus == pytest.ExitCode.OK:
+        (folder / "aws-calls.txt").write_text("\n".join(iam.summary(joined.calls)) + "\n", encoding="utf-8")
+    if joined.refused and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    verdict = _session.get("verdict")
-    if not isinstance(verdict, iam.Verdict):
+    figures.report(terminalreporter)
+    report = _session.get("report")
+    joined = _session.get("joined")
+    if not isinstance(report, str) or not isinstance(joined, privilege.Joined):
         return
-    calls = _session.get("calls")
     terminalreporter.section("least privilege (template.yaml's roles against the recorded AWS calls)")
-    terminalreporter.write_line(f"{len(calls or ())} distinct calls recorded; grants unused by this run are listed "
+    terminalreporter.write_line(f"{len(joined.calls)} distinct calls recorded; grants unused by this run are listed "
                                 "(a partial run leaves unused what the whole suite uses)")
-    for line in verdict.report().splitlines():
+    for line in report.splitlines():
         terminalreporter.write_line(line, red=line.lstrip().startswith("NOT GRANTED"))

@@ -9,25 +9,20 @@ only; what they hand out is in :mod:`tests.support`.
   :mod:`tests.support.direct`.
 - ``faults``: crash injection at the DynamoDB client (:mod:`tests.support.faults`).
 - the figures (:mod:`tests.support.figures`): what the suite injected and checked, printed at the
-  end of the session and written to ``tests/reliability/figures.json``.
+  end of the session (by ``tests/conftest.py``, which joins the workers' counts) and written to
+  ``tests/reliability/figures.json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from croupier.local.stack import LocalStack
-from tests.support import figures
 from tests.support.direct import Direct, drive_in_process
 from tests.support.faults import Faults
 from tests.support.harness import Harness
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    figures.report(terminalreporter)
 
 
 @pytest.fixture

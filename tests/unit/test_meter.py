@@ -9,7 +9,6 @@ from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from croupier.local import iam
 from croupier.local.meter import (
@@ -21,6 +20,7 @@ from croupier.local.meter import (
     value_size,
     write_units,
 )
+from tests.support.mocked import moto_mock
 
 
 # --- sizes and units, by DynamoDB's rules ------------------------------------------------------
@@ -88,7 +88,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Any:
                         "AWS_SECRET_ACCESS_KEY": "testing"}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    with mock_aws():
+    with moto_mock():
         boto3.client("dynamodb").create_table(
             TableName="game", BillingMode="PAY_PER_REQUEST",
             AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "g")],

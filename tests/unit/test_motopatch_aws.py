@@ -12,10 +12,10 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto import mock_aws
 
 from croupier.local import motopatch
 from croupier.sim.streams import passes
+from tests.support.mocked import moto_mock
 
 REGION = "us-east-1"
 
@@ -23,7 +23,7 @@ REGION = "us-east-1"
 @pytest.fixture
 def aws() -> Iterator[None]:
     motopatch.apply()
-    with mock_aws():
+    with moto_mock():
         client = boto3.client("dynamodb", region_name=REGION)
         for name in ("a", "b"):
             client.create_table(

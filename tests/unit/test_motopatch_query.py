@@ -9,15 +9,15 @@ from typing import Any
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from croupier.local import motopatch
+from tests.support.mocked import moto_mock
 
 
 @pytest.fixture
 def table() -> Iterator[Any]:
     motopatch.apply()
-    with mock_aws():
+    with moto_mock():
         resource = boto3.resource("dynamodb", region_name="us-east-1")
         made = resource.create_table(
             TableName="t", BillingMode="PAY_PER_REQUEST",

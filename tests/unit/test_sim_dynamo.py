@@ -17,9 +17,9 @@ import pytest
 from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError, ParamValidationError
-from moto import mock_aws
 
 from croupier.sim.dynamo import MAX_ITEM_BYTES, FakeDynamo, Unsupported
+from tests.support.mocked import moto_mock
 
 REGION = "us-east-1"
 KEY_SCHEMA = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
@@ -33,7 +33,7 @@ def dynamo(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
     if request.param == "fake":
         yield FakeDynamo(REGION)
         return
-    with mock_aws():
+    with moto_mock():
         yield boto3.resource("dynamodb", region_name=REGION)
 
 
