@@ -73,6 +73,11 @@ class RoundBill:
     events: int
     rest_requests: int
     websocket_messages: int
+    card_waits: int = 0
+    """The times the workflow waited for a card (``AwaitCard`` entered). Each wait costs three
+    transitions (``AwaitCard``, then ``Advance`` or ``CardOverdue``, then ``Route``); how many there
+    are depends on whether the dealer's cards were recorded before the workflow looked for them,
+    which is the table's timing against the machine's, not the round's bets or viewers."""
 
     def usd(self) -> dict[str, float]:
         p = prices()
@@ -88,7 +93,7 @@ class RoundBill:
 
 
 def bill_of(game: str, viewers: int, bets: int, cards: int, status: str, transitions: int,
-            usage: Usage) -> RoundBill:
+            usage: Usage, card_waits: int = 0) -> RoundBill:
     return RoundBill(
         game=game, viewers=viewers, bets=bets, cards=cards, status=status, transitions=transitions,
         invocations=usage.invocations, invocations_by_function=dict(sorted(usage.lambda_invocations.items())),
@@ -96,7 +101,7 @@ def bill_of(game: str, viewers: int, bets: int, cards: int, status: str, transit
         write_units_by_item=dict(usage.ddb_write_units_by_item.most_common()), read_units=usage.read_units,
         ddb_requests=sum(usage.ddb_requests.values()), sqs_standard=usage.sqs_requests["standard"],
         sqs_fifo=usage.sqs_requests["fifo"], events=usage.events, rest_requests=usage.rest_requests,
-        websocket_messages=usage.websocket_messages)
+        websocket_messages=usage.websocket_messages, card_waits=card_waits)
 
 
 BLIND_TO_VIEWERS = ("Step Functions",)
@@ -163,7 +168,7 @@ def play(stack: Any, games: tuple[str, ...], viewer_counts: tuple[int, ...],
     viewers differ. ``prefix`` starts the tables' and people's names (fresh ones)."""
     from .client import Client, Screen
     from .studio import Studio
-    from .usage import state_transitions
+    from .usage import execution_history, states_entered
 
     class Quiet(Studio):
         def report(self, final: dict[str, Any], bets: dict[str, list[dict[str, Any]]], label: str) -> None:
@@ -193,10 +198,11 @@ def play(stack: Any, games: tuple[str, ...], viewer_counts: tuple[int, ...],
             with Meter(stack) as meter:
                 final = studio.round(table, bets, per_round_burn=1 if game == "pok-deng" else 0)
                 quiet(stack)
-            transitions = state_transitions(stack.outputs["state_machine"], final["round_id"])
+            entered = states_entered(execution_history(stack.outputs["state_machine"], final["round_id"]))
+            transitions = sum(entered.values())
             dealt = len(studio.physical[final["round_id"]].cards)
             bill = bill_of(game, count, sum(len(b) for b in bets.values()), dealt, final["status"], transitions,
-                           meter.usage)
+                           meter.usage, entered["AwaitCard"])
             bills.append(bill)
             out(f"  {game:17} {count:>5} viewers  {bill.status:8} cards {dealt:>2}  "
                 f"transitions {bill.transitions:>3}  invocations {bill.invocations:>4}  "
