@@ -202,6 +202,9 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
         table = store.load_table(current["table_id"])
         current.update(status=to_status, finished_at=store.now_ms(), house_result=house, bet_count=len(bets),
                        wait_token=None, paused=False)
+        # the countdown's token is spent once betting closed; the workflow takes it off when it
+        # waits again, and a round that never waited (every card in before it looked) loses it here
+        current.pop("countdown_token", None)
         if table.get("round_id") == round_id:
             shoe = Shoe.from_dict(table["shoe"]) if table.get("shoe") else None
             if shoe is not None:

@@ -158,6 +158,8 @@ class Usage:
     ddb_read_units: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     ddb_requests: Counter[str] = field(default_factory=Counter)
     """Per ``service:Operation``... of DynamoDB: ``PutItem``, ``TransactWriteItems`` ..."""
+    ddb_requests_by_caller: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    """The same, per caller."""
     sqs_requests: Counter[str] = field(default_factory=Counter)
     """``standard`` and ``fifo`` (priced apart)."""
     events: int = 0
@@ -268,6 +270,7 @@ class Meter:
             self._count_reads(caller, operation, sent["params"], response)
         with self._lock:
             self.usage.ddb_requests[operation] += 1
+            self.usage.ddb_requests_by_caller[caller][operation] += 1
 
     def _count_other(self, caller: str, service: str, operation: str, params: dict[str, Any]) -> None:
         with self._lock:

@@ -211,6 +211,12 @@ class Invariants:
                 late = world.clock.monotonic() - physical.closes_at
                 self.violation("liveness", f"round {round_id} finished {late:.0f} s "
                                            "after its betting closed, beyond its timers' bound", round_id)
+        # a finished round holds no spent task token but, at most, its last wake's (a retried
+        # request's): the workflow's countdown and its wait are over
+        self.checked["tokens"] += 1
+        spent = sorted(name for name in ("countdown_token", "wait_token") if rnd.get(name))
+        if spent:
+            self.violation("tokens", f"round {round_id} finished {rnd['status']} holding {', '.join(spent)}", round_id)
         expected: dict[str, int] = {}
         if not voided and physical is not None:
             if physical.stopped:
