@@ -38,6 +38,9 @@ class Page:
     def __init__(self, context: Any, stack: LocalStack) -> None:
         self.context, self.stack = context, stack
         self.page = context.new_page()
+        # a wait ends when the page shows what it waits for; the limit leaves room for a machine
+        # whose two cores the local stacks of four test processes share (Playwright's own: 30 s)
+        self.page.set_default_timeout(60_000)
         self.frames: list[str] = []
         self.responses: list[tuple[str, str]] = []
         """(url, body) of every answer of the API to the page."""
