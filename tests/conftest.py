@@ -21,6 +21,9 @@ from croupier.app import store, workflow
 from croupier.local import iam
 from croupier.local.stack import LocalStack, project_root
 from tests.support import figures, privilege
+from tests.support.pyparse import one_tree_at_a_time
+
+one_tree_at_a_time()  # before any test or stack runs (tests/support/pyparse.py says why)
 
 _session: dict[str, object] = {}
 

@@ -8,10 +8,13 @@ mismatch``. A test that reads source as trees asks this module, whose process ha
 from __future__ import annotations
 
 import ast
+import builtins
 import pickle
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 _PARSE = """
 import ast, pickle, sys
@@ -34,3 +37,24 @@ def parse_files(paths: list[Path]) -> dict[Path, ast.Module]:
     """Each file's tree, by its path."""
     trees = parse_sources({str(path): path.read_text(encoding="utf-8") for path in paths})
     return {Path(name): tree for name, tree in trees.items()}
+
+
+_trees = threading.RLock()
+_compile = builtins.compile
+
+
+def _one_tree_at_a_time(source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False,
+                        optimize: int = -1, **kwargs: Any) -> Any:
+    if isinstance(source, ast.AST) or flags & ast.PyCF_ONLY_AST:
+        with _trees:
+            return _compile(source, filename, mode, flags, dont_inherit, optimize, **kwargs)
+    return _compile(source, filename, mode, flags, dont_inherit, optimize, **kwargs)
+
+
+def one_tree_at_a_time() -> None:
+    """Serialise, in this process, every ``compile`` that builds a syntax tree or compiles one
+    (``ast.parse``; pytest rewriting a module as it imports it; hypothesis's ``from_regex``), the
+    CPython 3.11 problem above, which the tests' own parsing avoids with :func:`parse_sources` but
+    libraries the tests run (schemathesis's generation, beside the local stack's threads) do not.
+    Compiling source straight to code is left as it is."""
+    builtins.compile = _one_tree_at_a_time
