@@ -41,11 +41,6 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
-
-# imported now, with the test module, not by the first schema load while the local stack's threads
-# run: pytest rewrites schemathesis's modules as it imports them, and building a syntax tree beside
-# another thread can fail on CPython 3.11 (tests/support/pyparse.py says why)
-from schemathesis.specs.openapi import schemas as _schemas  # noqa: F401
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     ignored_auth,
