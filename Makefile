@@ -65,7 +65,7 @@ template: $(STAMP)
 # them), each process with its own local stack. Most tests wait on the stack's timers, so more
 # processes than cores pays.
 TEST_WORKERS ?= 4
-PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 
 test: lint types template $(NODE) browser
 	$(PYTEST)

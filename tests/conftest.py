@@ -20,18 +20,12 @@ import pytest
 from croupier.app import store, workflow
 from croupier.local import iam
 from croupier.local.stack import LocalStack, project_root
-from tests.support import figures, privilege
+from tests.support import figures, privilege, spread
 from tests.support.pyparse import one_tree_at_a_time
 
 one_tree_at_a_time()  # before any test or stack runs (tests/support/pyparse.py says why)
 
 _session: dict[str, object] = {}
-
-SHARED_PROCESS = {"tests/integration/test_seamless.py": "seamless-operators",
-                  "tests/reliability/test_seamless_wallet.py": "seamless-operators"}
-"""Files whose tests run in one process, in this order: each ends with an audit of the whole store
-that asks every operator about every call, and the reliability file's operators stop answering when
-its tests end (so the integration file's audit must come first, as it does in one process)."""
 
 
 @pytest.fixture(scope="session")
@@ -44,14 +38,11 @@ def stack() -> Iterator[LocalStack]:
         yield started
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test file is one group of pytest-xdist's ``--dist loadgroup`` (its tests run in one
-    process, in order, sharing its module's fixtures), but for the files of :data:`SHARED_PROCESS`,
-    which share a group."""
-    for item in items:
-        path = item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(SHARED_PROCESS.get(path, path)))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``--dist loadfile`` (``make test``): one process per test file, the seamless files in
+    one (``tests/support/spread.py``)."""
+    return spread.scheduler(config, log) if config.getvalue("dist") == "loadfile" else None
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,0 +1,28 @@
+"""``make test`` runs each test file whole in one process (``tests/conftest.py``): its tests in
+order, its module fixtures made once. These tests fail when a run spreads one file's tests over
+several processes, as ``--dist loadgroup`` did under pytest 9."""
+
+from __future__ import annotations
+
+import os
+
+from tests.support.spread import SHARED_PROCESS, scope_of
+
+_ran: list[str] = []
+
+
+def test_a_file_is_its_own_unit_of_work_and_the_seamless_files_share_one() -> None:
+    assert scope_of("tests/unit/test_roads.py::test_x[a-b]") == "tests/unit/test_roads.py"
+    assert scope_of("tests/integration/test_fanout.py::Class::test_y") == "tests/integration/test_fanout.py"
+    shared = {scope_of(f"{path}::test_z") for path in SHARED_PROCESS}
+    assert len(shared) == 1 and shared.isdisjoint(SHARED_PROCESS)
+    _ran.append(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+
+
+def test_the_tests_before_this_one_in_its_file_ran_in_this_process() -> None:
+    assert _ran == [os.environ.get("PYTEST_XDIST_WORKER", "main")]
+    _ran.append("second")
+
+
+def test_so_did_every_one_before_it() -> None:
+    assert _ran[1:] == ["second"]
