@@ -1,6 +1,7 @@
 """How ``make test`` spreads the suite over processes (pytest-xdist, ``--dist loadfile``): each
 test file is one unit of work, taken whole by one process (its tests in order, its module
-fixtures made once), but the files of :data:`SHARED_PROCESS` are one unit together.
+fixtures made once), but the files of :data:`SHARED_PROCESS` are one unit together; the units
+that take longest are handed out first.
 
 pytest-xdist's own ``xdist_group`` mark cannot say this: pytest-xdist 3.8 groups by renaming a
 test's node id, which pytest 9 no longer lets a plugin do, so ``--dist loadgroup`` spread a file's
@@ -17,6 +18,19 @@ that asks every operator about every call, and the reliability file's operators 
 its tests end (so the integration file's audit must come first, as it does in one process)."""
 
 
+LONGEST_FIRST = ("tests/reliability/test_schemathesis.py", "tests/reliability/test_faults_exactly_once.py",
+                 "tests/integration/test_faults.py", "seamless-operators", "tests/integration/test_screens.py",
+                 "tests/integration/test_boundaries.py", "tests/browser/test_languages.py",
+                 "tests/browser/test_pages.py", "tests/integration/test_rounds.py", "tests/integration/test_fanout.py",
+                 "tests/integration/test_visibility.py", "tests/integration/test_table_speed.py",
+                 "tests/integration/test_workflow_cost.py", "tests/integration/test_round_item.py",
+                 "tests/reliability/test_fuzz.py", "tests/browser/test_accessibility.py")
+"""The units that took longest in a four-process run (1 to 4.5 minutes each), longest first: they
+are handed out first, so that the run does not end waiting on one of them while the other
+processes idle; the others follow in the order pytest collects them. A unit missing here only
+costs time."""
+
+
 def scope_of(nodeid: str) -> str:
     """The unit of work one process takes whole: a test's file, or its :data:`SHARED_PROCESS` group."""
     path = nodeid.split("::", 1)[0]
@@ -31,4 +45,16 @@ def scheduler(config: Any, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             return scope_of(nodeid)
 
+        def schedule(self) -> None:
+            if self.collection is None:  # the first call: every process has collected
+                for node, collection in self.registered_collections.items():
+                    self.registered_collections[node] = sorted(collection, key=lambda nodeid: rank(scope_of(nodeid)))
+            super().schedule()
+
+    config.option.loadscopereorder = False  # the order above, not the number of tests a unit holds
     return ByFile(config, log)
+
+
+def rank(scope: str) -> int:
+    """Where a unit of work comes in the order it is handed out (:data:`LONGEST_FIRST`)."""
+    return LONGEST_FIRST.index(scope) if scope in LONGEST_FIRST else len(LONGEST_FIRST)
