@@ -46,9 +46,13 @@ def scheduler(config: Any, log: Any) -> Any:
             return scope_of(nodeid)
 
         def schedule(self) -> None:
-            if self.collection is None:  # the first call: every process has collected
-                for node, collection in self.registered_collections.items():
-                    self.registered_collections[node] = sorted(collection, key=lambda nodeid: rank(scope_of(nodeid)))
+            if self.collection is None and self.registered_collections:  # the first call: all collected
+                # the work queue in the order of LONGEST_FIRST: pytest-xdist fills it in the order
+                # of collection, and a unit already in it keeps its place (the collection itself
+                # stays as each process collected it: the processes are told tests by index in it)
+                collected = {scope_of(nodeid) for nodeid in next(iter(self.registered_collections.values()))}
+                for scope in sorted(collected & set(LONGEST_FIRST), key=rank):
+                    self.workqueue[scope] = {}
             super().schedule()
 
     config.option.loadscopereorder = False  # the order above, not the number of tests a unit holds
