@@ -134,8 +134,10 @@ def test_a_write_refused_by_its_condition_is_billed_and_the_meters_reads_are_nob
     finally:
         recorder.disable()
     assert meter.usage.ddb_write_units["BetsFunction"] == 2
-    # the function's role is asked for its two writes; never for the meter's own reads
-    assert sorted(c.action for c in recorder.calls.elements()) == ["dynamodb:PutItem", "dynamodb:PutItem"]
+    # the function's role is asked for its two writes; never for the meter's own reads (made while
+    # it acts as the function); a local stack's scheduled functions may run beside it in this process
+    asked = [c.action for c in recorder.calls.elements() if c.function == "BetsFunction"]
+    assert sorted(asked) == ["dynamodb:PutItem", "dynamodb:PutItem"]
 
 
 def test_queues_events_and_screens_are_counted_by_kind(aws: Any) -> None:
