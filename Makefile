@@ -61,9 +61,9 @@ template: $(STAMP)
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
 # Lint, types, the template, then every test: unit, integration (moto) and reliability, spread over
-# TEST_WORKERS processes (pytest-xdist): each file's tests in one process (tests/conftest.py groups
-# them), each process with its own local stack. Most tests wait on the stack's timers, so more
-# processes than cores pays.
+# TEST_WORKERS processes (pytest-xdist): each file's tests in one process, the longest files first
+# (tests/support/spread.py), each process with its own local stack. Most tests wait on the stack's
+# timers, so more processes than cores pays.
 TEST_WORKERS ?= 4
 PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 
