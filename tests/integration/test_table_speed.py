@@ -102,7 +102,9 @@ def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> N
     replayed = physical.replayed_nets(rnd["game"], store.round_rules(rnd), int(rnd["round_in_shoe"]), bets, balances)
     settled = {b["bet_id"]: b for b in store.round_bets(round_id, int(rnd["shards"]))}
     assert {bet_id: int(b["result"]["net"]) for bet_id, b in settled.items() if bet_id in replayed} == replayed
-    assert all(b["status"] == "settled" for b in settled.values())
+    assert all(b["status"] == "settled" for b in settled.values()), (round_id, [
+        (b["bet_id"], b["type"], b["status"], b.get("result"), b.get("placed_at")) for b in settled.values()
+        if b["status"] != "settled"], sorted(replayed), said)
 
 
 def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stack: Any) -> None:
