@@ -9,6 +9,7 @@ decision, and a bet racing the end of the countdown is in the round or refused, 
 
 from __future__ import annotations
 
+import contextvars
 import random
 import threading
 import time
@@ -55,8 +56,9 @@ def race(calls: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
         except (CroupierError, store.Conflict) as exc:
             return "refused", exc
 
+    contexts = [contextvars.copy_context() for _ in calls]  # each thread reaches the test's AWS
     with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        outcomes = list(pool.map(run, calls))
+        outcomes = list(pool.map(lambda context, call: context.run(run, call), contexts, calls))
     FIGURES["concurrent_requests"] += len(calls)
     return outcomes
 

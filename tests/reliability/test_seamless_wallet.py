@@ -1,7 +1,7 @@
 """Seamless wallets under faults: the network, the operator's wallet and our own processes fail, and
 the operator's ledger still ends equal to Croupier's, to the unit, with nothing lost or applied twice.
 
-Each scenario plays Baccarat rounds in-process (``direct``: the test decides when each step runs)
+Each scenario plays Baccarat rounds in-process (``direct_on_stack``: the test decides when each step runs)
 at a table whose money is in a reference operator wallet of its own (a real HTTP server with its
 own ledger and fault injection), while the local stack's outbox function and sweeper run as they
 do on AWS. Every scenario ends with :func:`agree`: the outbox drained, every player's balance at the
@@ -128,8 +128,8 @@ def player_calls(player: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def sw(direct: Direct, op: OperatorWallet) -> Seamless:
-    return Seamless(direct, op)
+def sw(direct_on_stack: Direct, op: OperatorWallet) -> Seamless:
+    return Seamless(direct_on_stack, op)
 
 
 # --- debits that fail on the way ---------------------------------------------------------------

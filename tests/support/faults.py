@@ -1,4 +1,5 @@
-"""Crash injection and races at the DynamoDB client (botocore's one call path).
+"""Crash injection and races at the DynamoDB client (botocore's one call path, and DynamoDB in
+memory's: :func:`intercept`).
 
 - :class:`Faults` with a :class:`Plan`: a planned write commits (or not) and then the "process
   dies" (:class:`Crash`), as a Lambda killed between two writes; :func:`retry_through_crashes`
@@ -21,9 +22,27 @@ from typing import Any
 import pytest
 from botocore.client import BaseClient
 
+from croupier.sim.dynamo import FakeClient
+
 from .figures import FIGURES
 
 WRITE_OPS = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"})
+
+
+def intercept(monkeypatch: pytest.MonkeyPatch, around: Callable[[str, Callable[[], Any]], Any]) -> None:
+    """Every AWS request, for the test: ``around(operation, proceed)`` decides what happens, and
+    ``proceed()`` makes the request. Both of the application's ways to DynamoDB are taken: the
+    SDK's (botocore's one call path: the local stack) and DynamoDB in memory's (:mod:`croupier.sim.dynamo`)."""
+    sdk, memory = BaseClient._make_api_call, FakeClient._call
+
+    def via_sdk(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        return around(operation_name, lambda: sdk(client, operation_name, api_params))
+
+    def in_memory(client: FakeClient, operation: str, params: Any, run: Any) -> Any:
+        return around(operation, lambda: memory(client, operation, params, run))
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", via_sdk)
+    monkeypatch.setattr(FakeClient, "_call", in_memory)
 
 
 class Crash(Exception):
@@ -60,23 +79,21 @@ class Faults:
         self._lock = threading.Lock()
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        original = BaseClient._make_api_call
-
-        def call(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        def call(operation_name: str, proceed: Callable[[], Any]) -> Any:
             plan = self._plan.get()
             if plan is None or operation_name not in WRITE_OPS:
-                return original(client, operation_name, api_params)
+                return proceed()
             with self._lock:
                 hit = plan.hit()
             if not hit:
-                return original(client, operation_name, api_params)
+                return proceed()
             if not plan.before:
-                original(client, operation_name, api_params)  # it commits (or fails, as it would have)
+                proceed()  # it commits (or fails, as it would have)
             plan.crashes.append(operation_name)
             FIGURES["faults_injected"] += 1
             raise Crash(f"died {'before' if plan.before else 'after'} {operation_name} (write {plan.writes})")
 
-        monkeypatch.setattr(BaseClient, "_make_api_call", call)
+        intercept(monkeypatch, call)
 
     @contextlib.contextmanager
     def armed(self, plan: Plan | None) -> Iterator[Plan | None]:
@@ -139,14 +156,12 @@ class Lockstep:
                 self._waiting -= 1  # the others are done: go alone
 
     def install(self, monkeypatch: pytest.MonkeyPatch, operations: frozenset[str] = WRITE_OPS) -> None:
-        original = BaseClient._make_api_call
-
-        def call(client: Any, operation_name: str, api_params: dict[str, Any]) -> Any:
+        def call(operation_name: str, proceed: Callable[[], Any]) -> Any:
             if operation_name in operations:
                 self.wait()
-            return original(client, operation_name, api_params)
+            return proceed()
 
-        monkeypatch.setattr(BaseClient, "_make_api_call", call)
+        intercept(monkeypatch, call)
 
 
 def retry_through_crashes(fn: Callable[[], Any], faults: Faults, plan: Plan | None, attempts: int = 40) -> Any:

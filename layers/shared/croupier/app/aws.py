@@ -78,6 +78,12 @@ def stand_in() -> Any:
     return _stand_in.get()
 
 
+def sdk_in_use() -> int:
+    """The number of the SDK in use in this context (0: boto3's; each :func:`standing_in` block its
+    own): what a module keeps of what it read through one SDK is kept apart from another's."""
+    return _sdk_number.get()
+
+
 class Clients:
     """The clients one module keeps, made once per SDK in use (boto3's, or a stand-in's: see
     :func:`standing_in`). As a mapping, it holds the real SDK's clients (tests put fakes there)."""

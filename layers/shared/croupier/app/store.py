@@ -340,7 +340,9 @@ container: Callable[[], str | None] = _one_environment
 """Which function's execution environment runs this code: on AWS a process is one. The local
 stack runs every function in one process and names the function acting here, so that what one
 function has read is not known to another (on AWS each has its own memory, and reads for itself)."""
-_rules: dict[tuple[str | None, str], dict[str, Any]] = {}
+_rules: dict[tuple[str | None, int, str], dict[str, Any]] = {}
+"""The rules read or written, by environment, by SDK in use (a simulation's store beside the local
+stack's, in a test session) and by digest."""
 
 
 def rules_key(rules_id: str) -> dict[str, str]:
@@ -353,7 +355,7 @@ def keep_rules(rules: dict[str, Any]) -> str:
     stored already stay as they are (the same rules); returns the digest."""
     text = json.dumps(rules, sort_keys=True, separators=(",", ":"))
     rules_id = hashlib.sha256(text.encode()).hexdigest()[:32]
-    seen = (container(), rules_id)
+    seen = (container(), aws.sdk_in_use(), rules_id)
     if seen not in _rules:
         try:
             game_table().put_item(Item={**rules_key(rules_id), "rules": rules},
@@ -372,7 +374,7 @@ def round_rules(item: dict[str, Any]) -> dict[str, Any]:
     rules_id = item.get("rules_id")
     if not rules_id:
         return dict(item.get("rules") or {})
-    seen = (container(), str(rules_id))
+    seen = (container(), aws.sdk_in_use(), str(rules_id))
     if seen not in _rules:
         found = get(game_table(), rules_key(str(rules_id)))
         if found is None:

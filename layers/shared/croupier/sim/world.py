@@ -44,8 +44,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from ..app import aws, config, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
@@ -60,9 +58,9 @@ from ..games.base import CardFor, DecisionFor, InsuranceWindow, RoundEngine, Set
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import FakeDynamo, Refused
+from .memory import ACCOUNT, REGION, AwsInMemory, EventBusInMemory, client_error, settings_for, template_tables
 from .queues import Message, Queue
 
-ACCOUNT, REGION = "123456789012", "us-east-1"
 CARD_PACE = 1 / 3
 """Seconds between two cards: three a second, the dealer never waits for the system."""
 DECKS, CUT_AT = 8, 360
@@ -156,10 +154,6 @@ class Faults:
 # --- the AWS services the application reaches, in memory --------------------------------------
 
 
-def _client_error(code: str, message: str, operation: str) -> ClientError:
-    return ClientError({"Error": {"Code": code, "Message": message}}, operation)
-
-
 class StepFunctionsInMemory:
     """``boto3.client("stepfunctions")``: executions of the interpreted workflow."""
 
@@ -170,7 +164,7 @@ class StepFunctionsInMemory:
         try:
             self.world.workflows.start(name, json.loads(input))
         except ValueError as exc:
-            raise _client_error("ExecutionAlreadyExists", str(exc), "StartExecution") from None
+            raise client_error("ExecutionAlreadyExists", str(exc), "StartExecution") from None
         return {"executionArn": f"{stateMachineArn.replace(':stateMachine:', ':execution:')}:{name}",
                 "startDate": self.world.clock.time()}
 
@@ -178,38 +172,8 @@ class StepFunctionsInMemory:
         try:
             self.world.workflows.send_task_success(taskToken, output)
         except TaskDoesNotExist as exc:
-            raise _client_error("TaskDoesNotExist", str(exc), "SendTaskSuccess") from None
+            raise client_error("TaskDoesNotExist", str(exc), "SendTaskSuccess") from None
         return {}
-
-
-class EventBusInMemory:
-    """``boto3.client("events")``: what the application publishes, kept."""
-
-    def __init__(self) -> None:
-        self.published: list[dict[str, Any]] = []
-
-    def put_events(self, *, Entries: list[dict[str, Any]]) -> dict[str, Any]:
-        self.published.extend(Entries)
-        return {"FailedEntryCount": 0, "Entries": [{"EventId": f"e-{len(self.published)}"} for _ in Entries]}
-
-
-class AwsInMemory:
-    """What ``boto3`` gives the application within :func:`croupier.app.aws.standing_in`."""
-
-    def __init__(self, world: World) -> None:
-        self.world = world
-
-    def resource(self, service: str, *args: Any, **kwargs: Any) -> Any:
-        if service != "dynamodb":
-            raise ValueError(f"the simulation has no {service} resource")
-        return self.world.dynamo
-
-    def client(self, service: str, *args: Any, **kwargs: Any) -> Any:
-        known = {"stepfunctions": self.world.sfn, "events": self.world.bus, "dynamodb": self.world.dynamo.meta.client}
-        if service not in known:
-            raise ValueError(f"the simulation has no {service} client: the application called it on a path "
-                             "the simulation does not run")
-        return known[service]
 
 
 POWERTOOLS = {"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "croupier-sim",
@@ -323,7 +287,7 @@ class World:
         self.dynamo.meta.client.around = self._around
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
-        self.aws = AwsInMemory(self)
+        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus})
         self.steps: list[_Step] = []
         self.step_seq = itertools.count()
         self.steps_run = 0
@@ -338,7 +302,7 @@ class World:
         self.voided_why: Counter[str] = Counter()
         self.uuids = random.Random(f"{seed}:ids")
         self.output = Output()
-        self._tables_spec = self._template_tables()
+        self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
         self.tables: dict[str, TableAtWorld] = {}
         self.physical: dict[str, PhysicalRound] = {}
@@ -372,26 +336,9 @@ class World:
         return (float(queue["VisibilityTimeout"]), int(queue["RedrivePolicy"]["maxReceiveCount"]),
                 int(events["BatchSize"]))
 
-    def _template_tables(self) -> list[dict[str, Any]]:
-        template = tpl.load(self.root / "template.yaml")
-        resolver = tpl.Resolver(template, {"Stage": "sim"}, REGION, ACCOUNT)
-        specs = []
-        for logical, spec in template["Resources"].items():
-            if spec["Type"] != "AWS::DynamoDB::Table":
-                continue
-            specs.append({"logical": logical, **tpl.table_args(resolver.resolve(spec["Properties"]))})
-        return specs
-
     def _settings(self) -> Settings:
         """The functions' settings in this world (what their environment variables say on AWS)."""
-        names = {spec["logical"]: spec["TableName"] for spec in self._tables_spec}
-        game = next(n for k, n in names.items() if "Game" in k)
-        wallet = next(n for k, n in names.items() if "Wallet" in k)
-        idempotency = next((n for k, n in names.items() if "Idempotency" in k), "croupier-sim-idempotency")
-        return Settings.from_env({
-            "GAME_TABLE": game, "WALLET_TABLE": wallet, "IDEMPOTENCY_TABLE": idempotency,
-            "ROUND_STATE_MACHINE_ARN": f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:croupier-sim-round",
-            "BET_SHARDS": "4", "SETTLEMENT_WORKERS": "1", "EVENT_BUS": "croupier-sim-table-bus", "STAGE": "sim"})
+        return settings_for(self._tables_spec, "sim", BET_SHARDS="4", SETTLEMENT_WORKERS="1")
 
     @contextlib.contextmanager
     def running(self) -> Iterator[World]:
