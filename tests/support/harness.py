@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from croupier.app.audit import run_audit
+from croupier.local import sdk
 from croupier.local.client import Client, Screen, TableDevices, wait_until
 from croupier.local.dealer import DealerShoe
 from croupier.local.stack import LocalStack
@@ -82,10 +83,8 @@ class Alerts:
     moto reads every message of a queue for each one sent to it)."""
 
     def __init__(self, stack: LocalStack) -> None:
-        import boto3
-
-        self.sqs = boto3.session.Session().client("sqs")
-        self.events = boto3.session.Session().client("events")
+        self.sqs = sdk.client("sqs")
+        self.events = sdk.client("events")
         self.name = f"supervisor-console-{uuid.uuid4().hex[:8]}"
         self.url = self.sqs.create_queue(QueueName=self.name)["QueueUrl"]
         arn = self.sqs.get_queue_attributes(QueueUrl=self.url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..app.events import CONSOLE, KINDS, READER, source_of
 from ..app.identity import issue_local_token
+from . import sdk
 
 
 class ApiError(Exception):
@@ -84,9 +85,7 @@ class TableDevices:
     (the count of a reader that sent events before, read from the table)."""
 
     def __init__(self, bus: str, table_id: str, reader_id: str, *, next_seq: int | None = None) -> None:
-        import boto3
-
-        self.events = boto3.session.Session().client("events")  # its own session: tables may start in parallel
+        self.events = sdk.client("events")
         self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
         self.sent = 0
         self.last_event_id = ""

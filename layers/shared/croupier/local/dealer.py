@@ -32,6 +32,7 @@ from ..games import new_round
 from ..games.base import Action, Bet, CardFor, RoundEngine, Settle
 from ..games.blackjack import hand_value
 from ..transcript import Transcript, replay
+from . import sdk
 from .client import ApiError, Client, Screen, ScreenReader, TableDevices
 
 CARDS_PER_SECOND = 3.0
@@ -100,9 +101,7 @@ class Redeliveries:
     consumer died: the same bus event (same id, same scan id), late."""
 
     def __init__(self, queue_url: str, account: str = "123456789012", region: str = "us-east-1") -> None:
-        import boto3
-
-        self.sqs = boto3.session.Session().client("sqs")
+        self.sqs = sdk.client("sqs")
         self.queue_url, self.account, self.region = queue_url, account, region
         self.sent = 0
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import iam, motopatch
+from . import iam, motopatch, sdk
 from . import template as tpl
 
 REGION = "us-east-1"
@@ -505,9 +505,7 @@ class LocalStack:
         succeeded (a failed record comes back after its visibility timeout). :data:`POLLERS` of them
         take batches side by side, as Lambda's do: a queue's messages are handled concurrently and
         out of order."""
-        import boto3
-
-        sqs = boto3.session.Session().client("sqs")
+        sqs = sdk.client("sqs")
         arn = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{url.rsplit('/', 1)[1]}"
         while not self._stopping.is_set():
             try:
@@ -591,9 +589,7 @@ class LocalStack:
 
     def dead_letters(self) -> dict[str, int]:
         """Messages in each queue's dead-letter queue, by the queue's logical id (0 when all went well)."""
-        import boto3
-
-        sqs = boto3.session.Session().client("sqs")
+        sqs = sdk.client("sqs")
         return {logical: int(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
                              ["Attributes"]["ApproximateNumberOfMessages"])
                 for logical, url in self.outputs["dead_letter_queues"].items()}
