@@ -1,14 +1,19 @@
 """The push fan-out by audience, with a table of 1,000 watchers: public events go to the slots
 that have watchers (never more messages than slots), a player's events only to that player's
 connections, the device log only to the table's staff; a push of a targeted message reads no
-slot. The watches are made by the application (``push.subscribe``) in the local stack's DynamoDB;
-the push queue and API Gateway's management API are recorded instead of called, so that the
-stack's own push function does not post to connections no screen holds."""
+slot. The watches are made by the application (``push.subscribe``) and the push function's handler
+is invoked in the test's process, both on DynamoDB in memory (``croupier.sim.memory``, the
+simulator's store, held to moto's semantics by ``tests/unit/test_sim_dynamo.py``): on the local
+stack, making the 1,000 watches alone took 45 s of CPU. The push queue and API Gateway's management
+API are recorded instead of called. The whole path on the local stack (a round's change, the live
+function, the queue, the push function, a screen) is ``test_screens.py``'s."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import math
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -16,11 +21,12 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
-from croupier.app import push, store
+from croupier.app import push, store, tables
 from croupier.app.config import settings
 from croupier.app.identity import Identity
-from croupier.local.stack import LocalStack
-from tests.support.harness import Harness
+from croupier.local.stack import project_root
+from croupier.sim.memory import InMemory
+from tests.support.harness import TIMERS
 
 pytestmark = pytest.mark.integration
 
@@ -45,7 +51,7 @@ class Recorded:
         return {}
 
     def mine(self, message_id: str) -> list[tuple[str, dict[str, Any]]]:
-        """The queue messages of one fan-out (the stack's own live function may fan out meanwhile)."""
+        """The queue messages of one fan-out."""
         return [(group, body) for group, body in self.messages if body["id"] == message_id]
 
 
@@ -54,20 +60,26 @@ def watch(connection_id: str, who: Identity, table: str) -> None:
     push.subscribe(connection_id, [table])
 
 
+QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/memory-croupier-push.fifo"
+
+
+def open_table(name: str) -> str:
+    table_id = f"{name}-{uuid.uuid4().hex[:6]}"
+    tables.create_table("baccarat", {"timers": dict(TIMERS)}, f"reader-{table_id}", table_id)
+    return table_id
+
+
 @pytest.fixture(scope="module")
-def crowd(stack: LocalStack) -> Iterator[dict[str, Any]]:
+def crowd() -> Iterator[dict[str, Any]]:
     """A Baccarat table watched by 1,000 connections: 996 players, the player ``owner`` on two
     screens, a player who never bets, its dealer console; a supervisor watching every table; and
-    two quiet tables for the tests that leave and renew. The tables are opened (their dealer
-    waits on its console's screen) before the push's clients are recorded, for the whole module."""
-    h = Harness(stack)
-    patch = pytest.MonkeyPatch()
-    try:
-        table, leave, fresh, filling = (h.open_table(h.table(name), "baccarat", 7 + n, cut_at=300).table_id
-                                        for n, name in enumerate(("crowd", "leave", "fresh", "filling")))
-        fake = Recorded()
-        patch.setitem(push._clients, "sqs", fake)
-        patch.setitem(push._clients, "management", fake)
+    two quiet tables for the tests that leave and renew. On AWS in memory, for the whole module,
+    with the push queue's and the management API's clients recorded."""
+    fake = Recorded()
+    aws = InMemory(project_root(), clients={"sqs": fake, "apigatewaymanagementapi": fake},
+                   PUSH_QUEUE_URL=QUEUE_URL, WEBSOCKET_ENDPOINT="https://ws.execute-api.us-east-1.amazonaws.com/memory")
+    with aws.running():
+        table, leave, fresh, filling = (open_table(name) for name in ("crowd", "leave", "fresh", "filling"))
         people = {"owner": [f"conn-owner-{n}" for n in range(2)],
                   "others": [f"conn-p{n:04d}" for n in range(WATCHERS - 4)]}
         for connection_id in people["owner"]:
@@ -77,12 +89,8 @@ def crowd(stack: LocalStack) -> Iterator[dict[str, Any]]:
             watch(connection_id, Identity(f"p{n:04d}", "player", "real", None), table)
         watch("conn-lurker", Identity("lurker", "player", "real", None), table)  # the 1,000th: never bets
         watch("conn-super", Identity("sup-1", "supervisor", "real", None), push.EVERY_TABLE)
-        yield {"table": table, "leave": leave, "fresh": fresh, "filling": filling, "recorded": fake,
+        yield {"table": table, "leave": leave, "fresh": fresh, "filling": filling, "recorded": fake, "aws": aws,
                "mine": {*people["owner"], *people["others"], "conn-dealer", "conn-lurker", "conn-super"}, **people}
-        push.unsubscribe("conn-super")  # it would receive every later table's events
-    finally:
-        patch.undo()
-        h.close()
 
 
 def queue_event(group: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -93,12 +101,12 @@ def queue_event(group: str, body: dict[str, Any]) -> dict[str, Any]:
                          "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:push.fifo", "awsRegion": "us-east-1"}]}
 
 
-def test_a_push_message_names_its_slot_or_its_watchers(stack: LocalStack, crowd: dict[str, Any]) -> None:
+def test_a_push_message_names_its_slot_or_its_watchers(crowd: dict[str, Any]) -> None:
     body = {"table_id": crowd["table"], "id": "both-1", "watched": crowd["table"], "events": []}
     for wrong in ({**body, "slot": 1, "to": [{"connection_id": "c", "subject": "s", "role": "player"}]}, body):
         # refused, with what was wrong: the only record of its batch, the invocation fails
         with pytest.raises(BatchProcessingError, match="names either its slot or its watchers"):
-            stack.invoke(stack.function_names["PushFunction"], queue_event("g", wrong))
+            crowd["aws"].invoke("push", queue_event("g", wrong))
 
 
 def bet_placed(table: str, player: str) -> dict[str, Any]:
@@ -119,10 +127,10 @@ def slots_with_watchers(table: str) -> int:
 def test_a_public_event_makes_one_message_per_slot_with_watchers_not_per_watcher(
         crowd: dict[str, Any]) -> None:
     table, recorded = crowd["table"], crowd["recorded"]
-    # GIVEN 1,001 watchers of the table (the studio's console among them), filling its slots in order
+    # GIVEN 1,000 watchers of the table, filling its slots in order
     counts, room = slot_counts(table), settings().push_slot_watchers
-    assert sum(counts.values()) == WATCHERS + 1
-    assert sorted(counts) == list(range(math.ceil((WATCHERS + 1) / room)))
+    assert sum(counts.values()) == WATCHERS
+    assert sorted(counts) == list(range(math.ceil(WATCHERS / room)))
     assert all(counts[slot] == room for slot in sorted(counts)[:-1])  # every slot but the last is full
     # WHEN a public event is fanned out
     sent = push.fan_out(table, [{"type": "betting-closed", "table_id": table, "round_id": f"{table}-r1",
@@ -132,7 +140,8 @@ def test_a_public_event_makes_one_message_per_slot_with_watchers_not_per_watcher
     assert sent == len(messages) == len(counts) + slots_with_watchers(push.EVERY_TABLE)
     assert len({group for group, _ in messages}) == len(messages)
     assert all("slot" in body and "to" not in body for _, body in messages)
-    # and the slots' pushes together post it to every one of the 1,001 watchers once
+    # and the slots' pushes together post it once to every one of the 1,000 watchers, and to the
+    # supervisor watching every table
     for _, body in messages:
         push.deliver(table, body["watched"], body["slot"], body["events"], body["id"])
     reached = [c for c, posted in recorded.posts if posted["id"] == "public-1" and c in crowd["mine"]]
@@ -140,7 +149,7 @@ def test_a_public_event_makes_one_message_per_slot_with_watchers_not_per_watcher
 
 
 def test_a_players_bet_reaches_only_that_players_connections(
-        stack: LocalStack, crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     table, recorded = crowd["table"], crowd["recorded"]
     # WHEN the owner's bet is placed
     sent = push.fan_out(table, [bet_placed(table, "owner")], "private-1")
@@ -152,7 +161,7 @@ def test_a_players_bet_reaches_only_that_players_connections(
     assert sorted(w["connection_id"] for w in body["to"]) == sorted(crowd["owner"])
     # and the push function, given that message, posts to those two, reading no slot of watchers
     monkeypatch.setattr(push, "watchers", lambda *slot: pytest.fail(f"a targeted push read the slot {slot}"))
-    answer = stack.invoke(stack.function_names["PushFunction"], queue_event(group, body))
+    answer = crowd["aws"].invoke("push", queue_event(group, body))
     assert answer == {"batchItemFailures": []}
     assert sorted(c for c, posted in recorded.posts if posted["id"] == "private-1") == sorted(crowd["owner"])
 
@@ -168,11 +177,11 @@ def test_the_device_log_reaches_the_tables_staff_only(crowd: dict[str, Any]) -> 
     event = {"type": "device-event", "table_id": table, "at": 1, "audience": "staff", "entry": {"seq": 1}}
     sent = push.fan_out(table, [event], "staff-1")
     messages = recorded.mine("staff-1")
-    # the table's dealer consoles (ours, and the studio's own); and the staff watching every
-    # table (the supervisor among them): no player of the 1,000 watchers
+    # the table's dealer console; and the staff watching every table (the supervisor): no player
+    # of the 1,000 watchers
     assert sent == len(messages) == 2
     named = {body["watched"]: {w["connection_id"] for w in body["to"]} for _, body in messages}
-    assert "conn-dealer" in named[table] and "conn-super" in named[push.EVERY_TABLE]
+    assert named == {table: {"conn-dealer"}, push.EVERY_TABLE: {"conn-super"}}
     assert not (named[table] | named[push.EVERY_TABLE]) & (crowd["mine"] - {"conn-dealer", "conn-super"})
     assert all(w["role"] != "player" for _, body in messages for w in body["to"])
     assert {group for group, _ in messages} == {f"{table}:staff", f"{push.EVERY_TABLE}:staff"}
@@ -203,7 +212,7 @@ def test_leaving_a_table_forgets_the_watch_for_every_audience(crowd: dict[str, A
     staff_only = {"type": "device-event", "table_id": table, "at": 1, "audience": "staff", "entry": {}}
     push.fan_out(table, [staff_only], "leave-3")
     reached = {w["connection_id"] for _, body in crowd["recorded"].mine("leave-3") for w in body["to"]}
-    assert "conn-console" not in reached  # the studio's own console, and the supervisors, remain
+    assert reached == {"conn-super"}  # the supervisor watching every table remains
     left = store.query_all(store.game_table(), KeyConditionExpression="pk = :p",
                            ExpressionAttributeValues={":p": f"WATCH#{table}"})
     assert not [item["sk"] for item in left if item.get("connection_id") in ("conn-leaver", "conn-console")]
@@ -226,6 +235,7 @@ def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slo
         crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     table, recorded = crowd["filling"], crowd["recorded"]
     # GIVEN a table watched by its console and three players: one slot, one push per public event
+    watch("conn-few-console", Identity("dealer-4", "dealer", "real", table), table)
     for n in range(3):
         watch(f"conn-few-{n}", Identity(f"few{n}", "player", "real", None), table)
     assert slot_counts(table) == {0: 4}
@@ -247,7 +257,8 @@ def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slo
     joined = store.get(store.game_table(), {"pk": "CONN#conn-more-6", "sk": "META"})
     assert joined is not None and push.slot_at(joined, table) == 2
     assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
-    for connection_id in [*(f"conn-few-{n}" for n in range(3)), *(f"conn-more-{n}" for n in (0, 1, 2, 4, 5, 6))]:
+    for connection_id in ["conn-few-console", *(f"conn-few-{n}" for n in range(3)),
+                          *(f"conn-more-{n}" for n in (0, 1, 2, 4, 5, 6))]:
         push.unsubscribe(connection_id)
 
 
@@ -257,9 +268,10 @@ def test_watchers_joining_at_once_never_overfill_a_slot(crowd: dict[str, Any], m
     real = settings()
     monkeypatch.setattr(push, "settings", lambda: real.model_copy(update={"push_slot_watchers": 5}))
     # WHEN 24 screens subscribe at once, 8 at a time
+    contexts = [contextvars.copy_context() for _ in range(24)]  # each thread reaches the test's AWS
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(lambda n: watch(f"conn-rush-{n}", Identity(f"rush{n}", "player", "real", None), table),
-                      range(24)))
+        list(pool.map(lambda n: contexts[n].run(watch, f"conn-rush-{n}", Identity(f"rush{n}", "player", "real", None),
+                                                table), range(24)))
     # THEN every one is counted once, and the slots filled in order, none beyond its room
     counts = slot_counts(table)
     assert sum(counts.values()) == before + 24

@@ -40,6 +40,7 @@ expiry nothing more is pushed to it and it is closed, unless it sent a fresh tok
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import uuid
@@ -47,11 +48,11 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from . import aws, clock, store, visibility
+from .aws import boto3
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
@@ -489,5 +490,6 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
         reached = watchers(watched, slot)
     else:
         raise ValueError("a delivery names its slot or its watchers")
-    outcomes = list(_pool[0].map(one, reached))
+    # each in a copy of this context: a simulation's AWS and settings, where one stands in, reach the pool's threads
+    outcomes = [f.result() for f in [_pool[0].submit(contextvars.copy_context().run, one, w) for w in reached]]
     return {k: outcomes.count(k) for k in ("sent", "gone", "failed", "none", "expired")}

@@ -9,6 +9,8 @@ local stack.
 - :func:`settings_for`: the functions' settings for those tables (what their environment says on AWS);
 - :class:`AwsInMemory`: what ``boto3.client`` and ``boto3.resource`` give the application within
   :func:`croupier.app.aws.standing_in`;
+- :func:`function_handler` and :class:`Context`: a function's Lambda handler, loaded from
+  ``functions/``, and the context Lambda hands it;
 - :class:`InMemory`: all of it, for a test: the tables made, the settings in use, the services
   standing in for boto3 in the block's thread (:meth:`InMemory.running`).
 """
@@ -16,9 +18,13 @@ local stack.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import os
+import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -29,6 +35,10 @@ from ..local import template as tpl
 from .dynamo import FakeDynamo
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
+POWERTOOLS = {"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "croupier-sim",
+              "POWERTOOLS_METRICS_NAMESPACE": "CroupierSim", "POWERTOOLS_LOG_LEVEL": "WARNING"}
+"""What the functions' Powertools read as their module is imported (the template's globals on AWS)."""
+Handler = Callable[[dict[str, Any], Any], Any]
 
 
 def template_tables(root: Path, stage: str) -> list[dict[str, Any]]:
@@ -96,6 +106,8 @@ class NoWorkflows:
 
     def __init__(self) -> None:
         self.started: list[dict[str, Any]] = []
+        self.woken: list[str] = []
+        """The task tokens the application sent success to (each refused)."""
 
     def start_execution(self, *, stateMachineArn: str, name: str, input: str) -> dict[str, Any]:
         self.started.append({"stateMachineArn": stateMachineArn, "name": name, "input": input})
@@ -103,22 +115,77 @@ class NoWorkflows:
                 "startDate": time.time()}
 
     def send_task_success(self, *, taskToken: str, output: str) -> dict[str, Any]:
+        self.woken.append(taskToken)
         raise client_error("TaskDoesNotExist", "Task Token does not exist", "SendTaskSuccess")
+
+
+class Context:
+    """What a handler reads from Lambda's context (Powertools included)."""
+
+    memory_limit_in_mb = 512
+    function_version = "$LATEST"
+
+    def __init__(self, function: str) -> None:
+        self.function_name = function
+        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function}"
+        self.aws_request_id = "sim"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000
+
+
+def function_handler(root: Path, name: str) -> Handler:
+    """The Lambda handler of ``functions/{name}/app.py``, its module loaded once per process (with
+    :data:`POWERTOOLS` in the environment as it is imported)."""
+    module_name = f"croupier_sim_function_{name}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, root / "functions" / name / "app.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        with _environment(POWERTOOLS):
+            spec.loader.exec_module(module)
+    assert isinstance(module, ModuleType)
+    handler: Handler = module.lambda_handler
+    return handler
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 class InMemory:
     """The application on AWS in memory, for a test: the template's tables (named for ``stage``),
-    the table bus's events kept, no workflow (:class:`NoWorkflows`). :meth:`running` points the
-    application at it, in the calling thread (and the threads that run in a copy of its context)."""
+    the table bus's events kept, no workflow (:class:`NoWorkflows`), and ``clients`` for any other
+    service (a test's recorders). :meth:`running` points the application at it, in the calling
+    thread (and the threads that run in a copy of its context)."""
 
-    def __init__(self, root: Path, stage: str = "memory", **variables: str) -> None:
+    def __init__(self, root: Path, stage: str = "memory", clients: Mapping[str, Any] | None = None,
+                 **variables: str) -> None:
+        self.root = root
         self.dynamo = FakeDynamo(REGION, time.time)
         self.tables = template_tables(root, stage)
         for spec in self.tables:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
         self.settings = settings_for(self.tables, stage, **variables)
         self.bus, self.sfn = EventBusInMemory(), NoWorkflows()
-        self.aws = AwsInMemory(self.dynamo, {"events": self.bus, "stepfunctions": self.sfn})
+        self.aws = AwsInMemory(self.dynamo, {"events": self.bus, "stepfunctions": self.sfn, **(clients or {})})
+
+    def invoke(self, function: str, event: dict[str, Any]) -> Any:
+        """Run one invocation of ``functions/{function}``'s handler here, on this AWS."""
+        with self.running():
+            return function_handler(self.root, function)(event, Context(function))
 
     @contextlib.contextmanager
     def running(self) -> Iterator[InMemory]:

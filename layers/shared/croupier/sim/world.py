@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import importlib.util
 import itertools
 import json
 import logging
-import os
 import random
 import sys
 import threading
@@ -41,7 +39,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from ..app import aws, config, store
@@ -58,7 +55,17 @@ from ..games.base import CardFor, DecisionFor, InsuranceWindow, RoundEngine, Set
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import FakeDynamo, Refused
-from .memory import ACCOUNT, REGION, AwsInMemory, EventBusInMemory, client_error, settings_for, template_tables
+from .memory import (
+    ACCOUNT,
+    REGION,
+    AwsInMemory,
+    Context,
+    EventBusInMemory,
+    client_error,
+    function_handler,
+    settings_for,
+    template_tables,
+)
 from .queues import Message, Queue
 
 CARD_PACE = 1 / 3
@@ -174,25 +181,6 @@ class StepFunctionsInMemory:
         except TaskDoesNotExist as exc:
             raise client_error("TaskDoesNotExist", str(exc), "SendTaskSuccess") from None
         return {}
-
-
-POWERTOOLS = {"POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_SERVICE_NAME": "croupier-sim",
-              "POWERTOOLS_METRICS_NAMESPACE": "CroupierSim", "POWERTOOLS_LOG_LEVEL": "WARNING"}
-"""What the functions' Powertools read as their module is imported (the template's globals on AWS)."""
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 # --- the people and the devices ---------------------------------------------------------------
@@ -365,9 +353,8 @@ class World:
     def _deploy(self) -> None:
         for spec in self._tables_spec:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
-        with _environment(POWERTOOLS):  # read as a function's module is first imported
-            for name in ("round", "settlement", "dealing"):
-                self.handlers[name] = _handler(self.root / "functions" / name / "app.py", name)
+        for name in ("round", "settlement", "dealing"):
+            self.handlers[name] = function_handler(self.root, name)
 
     # --- invocations ---------------------------------------------------------------------------
 
@@ -427,7 +414,7 @@ class World:
         handler = self.handlers[function]
         self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
         try:
-            return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), _Context(function)))
+            return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), Context(function)))
         except CroupierError as exc:  # a task's refusal is a function error to Step Functions
             self.function_errors[f"{function}: {type(exc).__name__}"] += 1
             raise Failure(type(exc).__name__, str(exc)) from None
@@ -864,7 +851,7 @@ class World:
                               "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
         handler = self.handlers["dealing"]
         try:
-            answer = self.invoke("dealing", lambda: handler(event, _Context("dealing")))
+            answer = self.invoke("dealing", lambda: handler(event, Context("dealing")))
         except Failure as failure:
             self.note(f"  dealing batch failed ({failure.error}): redelivered after the visibility timeout")
             return
@@ -911,33 +898,3 @@ class Output:
                 handler.setStream(stream)
             for logger, level in zip(loggers, levels, strict=True):
                 logger.setLevel(level)
-
-
-class _Context:
-    """What a handler reads from Lambda's context (Powertools included)."""
-
-    memory_limit_in_mb = 512
-    function_version = "$LATEST"
-
-    def __init__(self, function: str) -> None:
-        self.function_name = function
-        self.invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{function}"
-        self.aws_request_id = "sim"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
-
-
-def _handler(path: Path, name: str) -> Callable[[dict[str, Any], Any], Any]:
-    module_name = f"croupier_sim_function_{name}"
-    module = sys.modules.get(module_name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    assert isinstance(module, ModuleType)
-    handler: Callable[[dict[str, Any], Any], Any] = module.lambda_handler
-    return handler
-
