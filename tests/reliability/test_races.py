@@ -24,6 +24,7 @@ import pytest
 from croupier.app import api, bets, decisions, queries, steps, store, supervision, tables
 from croupier.app.errors import Funds, StateConflict
 from croupier.errors import CroupierError
+from croupier.sim.memory import InMemory
 from tests.support.direct import START, Direct
 from tests.support.faults import Lockstep
 from tests.support.figures import FIGURES
@@ -146,6 +147,36 @@ def test_players_racing_for_one_seat_exactly_one_sits(direct: Direct) -> None:
             if status == "refused":
                 assert err.reason in ("seat-taken", "busy"), err
         assert store.load_table(table)["seats"][str(seat)]["player"] == winners[0]
+
+
+def test_cards_dealt_before_the_workflow_keeps_its_card_wait_leave_it_asleep_until_the_round_needs_more(
+        direct: Direct, memory: InMemory) -> None:
+    """The dealer does not wait for the workflow: a card comes between its "what next?" (a card)
+    and its card wait being kept. The wait is kept all the same while the round still waits for
+    a card, and the workflow sleeps on; once the round needs something else, the wait is refused
+    and the workflow woken at once."""
+    table = direct.table("baccarat", name="card-wait")
+    ana = direct.player("ana")
+    round_id = direct.start(table)
+    direct.bet(table, ana, [{"type": "player", "amount": 100}])
+    asked = steps.close_betting(round_id)
+    assert (asked["kind"], asked["key"]) == ("card", "card:player")
+    # WHEN the first card comes before the wait is kept
+    direct.scan(table, "4H")
+    assert store.load_round(round_id)["version"] != asked["version"]
+    kept = steps.register_wait(round_id, asked["version"], "token-1")
+    # THEN the wait is kept, for the card the round waits for now, and nobody woke the workflow
+    rnd = store.load_round(round_id)
+    assert kept == {"registered": True} and rnd["wait_token"] == "token-1" and rnd["expect_key"] == "card:banker"
+    assert steps.register_wait(round_id, asked["version"], "token-1") == {"registered": True}  # run again
+    assert memory.sfn.woken == []
+    # WHEN the rest of the cards come (Player 9, Banker 5: no third card) before a second wait is kept
+    asked = steps.advance(round_id)
+    for card in ("2C", "5D", "3S"):
+        direct.scan(table, card)
+    # THEN that wait is refused and its workflow woken: the round is to be settled
+    assert steps.register_wait(round_id, asked["version"], "token-2") == {"registered": False}
+    assert memory.sfn.woken[-1:] == ["token-2"] and steps.advance(round_id)["kind"] == "settle"
 
 
 def _blackjack_decision(direct: Direct, name: str) -> tuple[str, str, str]:

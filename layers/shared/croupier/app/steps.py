@@ -110,11 +110,45 @@ def advance(round_id: str) -> dict[str, Any]:
 
 def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
     """Keep the workflow's task token on the round; if the round moved on since the workflow
-    asked, resume it at once (nothing waits in vain)."""
-    if store.register_wait(round_id, version, token, store.now_ms()):
+    asked, resume it at once (nothing waits in vain), unless it only took cards and waits for the
+    next one (:func:`_wait_on_cards`)."""
+    if store.register_wait(round_id, version, token, store.now_ms()) or _wait_on_cards(round_id, token):
         return {"registered": True}
     workflow.resume(token)
     return {"registered": False}
+
+
+def _wait_on_cards(round_id: str, token: str) -> bool:
+    """The workflow asked "what next?", was told "a card", and the dealer's cards came on before
+    its card wait was kept (the dealer does not wait for the workflow: cards come three a second
+    from the countdown's end). If the round took only cards and still waits for one, the wait is
+    kept on the round as it is now, as if it had been kept before those cards came: the workflow
+    sleeps on, where resuming it would ask "what next?" only to be told "a card" again (three
+    transitions for nothing). The wait's timer is then the earlier card's, and stale when it runs
+    out (:func:`card_overdue`), as for cards taken while the wait is kept. True when the wait is
+    kept (or was, by this token: a request run again)."""
+
+    def attempt() -> bool:
+        rnd = store.load_round(round_id)
+        if rnd.get("wait_token") == token:
+            return True
+        if (rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or rnd.get("wait_token")
+                or not str(rnd.get("expect_key") or "").startswith("card:")):
+            return False
+        expected = rebuild(rnd).expected
+        if not isinstance(expected, CardFor):
+            return False
+        now = store.now_ms()
+        key = expectation_key(expected)
+        if rnd["expect_key"] != key:
+            rnd["expect_key"], rnd["expect_since"] = key, now
+        rnd.update(wait_token=token, wait_registered_at=now)
+        rnd.pop("woken_token", None)
+        rnd.pop("countdown_token", None)
+        store.save_round(rnd)
+        return True
+
+    return retry(attempt)
 
 
 def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
