@@ -770,13 +770,13 @@ def main(argv: list[str] | None = None) -> int:
         wallet.start()
     except OSError as exc:
         parser.error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():  # before the URL: a script may stop it at once
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
     # The URL alone on the first line: a script starting the wallet reads that line and nothing else.
     print(wallet.url, flush=True)
     print(f"operator {wallet.operator}, currency {wallet.currency}; ledger: GET {wallet.root}{CONTROL_PATH}/ledger; "
           "Ctrl-C to stop", file=sys.stderr, flush=True)
-    stop = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     wallet.stop()
