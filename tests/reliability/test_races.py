@@ -191,6 +191,22 @@ def _blackjack_decision(direct: Direct, name: str) -> tuple[str, str, str]:
     return table, ana, round_id
 
 
+def test_a_hit_made_before_the_workflow_keeps_its_decision_wait_leaves_it_asleep_for_the_card(
+        direct: Direct, memory: InMemory) -> None:
+    """The player does not wait for the workflow either: a hit made between its "what next?" (a
+    decision) and its wait being kept. The round waits for the hit's card, and the wait is kept as
+    the card's: nobody wakes the workflow for it."""
+    _, ana, round_id = _blackjack_decision(direct, "hit-wait")
+    asked = steps.advance(round_id)
+    assert asked["kind"] == "decision"
+    decisions.decide(round_id, ana, 1, "hit", idempotency_key=uuid.uuid4().hex)
+    woken = list(memory.sfn.woken)
+    assert steps.register_wait(round_id, asked["version"], "token-hit") == {"registered": True}
+    rnd = store.load_round(round_id)
+    assert rnd["wait_token"] == "token-hit" and str(rnd["expect_key"]).startswith("card:")
+    assert memory.sfn.woken == woken
+
+
 def test_a_late_decision_timer_never_plays_the_hands_next_decision(direct: Direct) -> None:
     """The timer of a decision the player answered (its wake-up was lost, so it ran out anyway)
     fires after the hit's card, when the same hand decides again under the same key: it is

@@ -119,26 +119,31 @@ def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
 
 
 def _wait_on_cards(round_id: str, token: str) -> bool:
-    """The workflow asked "what next?", was told "a card", and the dealer's cards came on before
-    its card wait was kept (the dealer does not wait for the workflow: cards come three a second
-    from the countdown's end). If the round took only cards and still waits for one, the wait is
-    kept on the round as it is now, as if it had been kept before those cards came: the workflow
-    sleeps on, where resuming it would ask "what next?" only to be told "a card" again (three
-    transitions for nothing). The wait's timer is then the earlier card's, and stale when it runs
-    out (:func:`card_overdue`), as for cards taken while the wait is kept. True when the wait is
-    kept (or was, by this token: a request run again)."""
+    """The workflow asked "what next?", was told "a card" (or "a decision"), and the dealer's cards
+    (or the player's hit) came before its wait was kept: the dealer does not wait for the workflow
+    (cards come three a second from the countdown's end), nor does a player. If the round now
+    waits for a card, the wait is kept on the round as it is now, as if it had been kept before:
+    the workflow sleeps on, where resuming it would ask "what next?" only to be told "a card" (three
+    transitions for nothing). The wait's timer is then the earlier card's or decision's, and stale
+    when it runs out (:func:`card_overdue`, :func:`decision_timeout`), as for cards taken while a
+    wait is kept; a decision's only while it runs out no later than a card's would
+    (``croupier.app.decisions._card_comes_first`` keeps a decision's wait on the same terms). True
+    when the wait is kept (or was, by this token: a request run again)."""
 
     def attempt() -> bool:
         rnd = store.load_round(round_id)
         if rnd.get("wait_token") == token:
             return True
-        if (rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or rnd.get("wait_token")
-                or not str(rnd.get("expect_key") or "").startswith("card:")):
+        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or rnd.get("wait_token"):
             return False
+        round_timers, now = timers(rnd), store.now_ms()
+        asked = str(rnd.get("expect_key") or "").split(":")[0]
+        timer = {"card": round_timers.pause_void, "decision": round_timers.decision}.get(asked)
+        if timer is None or int(rnd.get("expect_since") or now) + 1000 * timer > now + 1000 * round_timers.pause_void:
+            return False  # its timer would time the card later than a card's own
         expected = rebuild(rnd).expected
         if not isinstance(expected, CardFor):
             return False
-        now = store.now_ms()
         key = expectation_key(expected)
         if rnd["expect_key"] != key:
             rnd["expect_key"], rnd["expect_since"] = key, now
