@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
-from croupier.app import push, store, tables
+from croupier.app import config, push, store, tables
 from croupier.app.config import settings
 from croupier.app.identity import Identity
 from croupier.local.stack import project_root
@@ -232,7 +232,7 @@ def test_a_fresh_token_extends_every_watch_of_the_connection(crowd: dict[str, An
 
 
 def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slot(
-        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        crowd: dict[str, Any]) -> None:
     table, recorded = crowd["filling"], crowd["recorded"]
     # GIVEN a table watched by its console and three players: one slot, one push per public event
     watch("conn-few-console", Identity("dealer-4", "dealer", "real", table), table)
@@ -244,39 +244,39 @@ def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slo
     assert [body["slot"] for _, body in recorded.mine("few-1") if body["watched"] == table] == [0]
     # WHEN slots take two watchers each, and there are three: the empty ones fill in order, then
     # every new watcher joins the least filled
-    real = settings()
-    monkeypatch.setattr(push, "settings", lambda: real.model_copy(update={"push_slot_watchers": 2, "push_slots": 3}))
-    for n in range(6):
-        watch(f"conn-more-{n}", Identity(f"more{n}", "player", "real", None), table)
-    assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
-    # a watcher leaving makes room where it was, and the next one joins there
-    gone = store.get(store.game_table(), {"pk": "CONN#conn-more-3", "sk": "META"})
-    assert gone is not None and push.slot_at(gone, table) == 2
-    push.unsubscribe("conn-more-3")
-    watch("conn-more-6", Identity("more6", "player", "real", None), table)
-    joined = store.get(store.game_table(), {"pk": "CONN#conn-more-6", "sk": "META"})
-    assert joined is not None and push.slot_at(joined, table) == 2
-    assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
-    for connection_id in ["conn-few-console", *(f"conn-few-{n}" for n in range(3)),
-                          *(f"conn-more-{n}" for n in (0, 1, 2, 4, 5, 6))]:
-        push.unsubscribe(connection_id)
+    # (in this thread only: a local stack beside it in the process keeps its own settings)
+    with config.using(settings().model_copy(update={"push_slot_watchers": 2, "push_slots": 3})):
+        for n in range(6):
+            watch(f"conn-more-{n}", Identity(f"more{n}", "player", "real", None), table)
+        assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
+        # a watcher leaving makes room where it was, and the next one joins there
+        gone = store.get(store.game_table(), {"pk": "CONN#conn-more-3", "sk": "META"})
+        assert gone is not None and push.slot_at(gone, table) == 2
+        push.unsubscribe("conn-more-3")
+        watch("conn-more-6", Identity("more6", "player", "real", None), table)
+        joined = store.get(store.game_table(), {"pk": "CONN#conn-more-6", "sk": "META"})
+        assert joined is not None and push.slot_at(joined, table) == 2
+        assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
+        for connection_id in ["conn-few-console", *(f"conn-few-{n}" for n in range(3)),
+                              *(f"conn-more-{n}" for n in (0, 1, 2, 4, 5, 6))]:
+            push.unsubscribe(connection_id)
 
 
-def test_watchers_joining_at_once_never_overfill_a_slot(crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_watchers_joining_at_once_never_overfill_a_slot(crowd: dict[str, Any]) -> None:
     table = crowd["fresh"]
     before = sum(slot_counts(table).values())
-    real = settings()
-    monkeypatch.setattr(push, "settings", lambda: real.model_copy(update={"push_slot_watchers": 5}))
-    # WHEN 24 screens subscribe at once, 8 at a time
-    contexts = [contextvars.copy_context() for _ in range(24)]  # each thread reaches the test's AWS
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(lambda n: contexts[n].run(watch, f"conn-rush-{n}", Identity(f"rush{n}", "player", "real", None),
-                                                table), range(24)))
-    # THEN every one is counted once, and the slots filled in order, none beyond its room
-    counts = slot_counts(table)
-    assert sum(counts.values()) == before + 24
-    assert all(count <= 5 for count in counts.values()) and sorted(counts) == list(range(len(counts)))
-    for slot, count in counts.items():
-        assert len(list(push.watchers(table, slot))) == count
-    for n in range(24):
-        push.unsubscribe(f"conn-rush-{n}")
+    # (in this thread only: a local stack beside it in the process keeps its own settings)
+    with config.using(settings().model_copy(update={"push_slot_watchers": 5})):
+        # WHEN 24 screens subscribe at once, 8 at a time
+        contexts = [contextvars.copy_context() for _ in range(24)]  # each thread reaches the test's AWS
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda n: contexts[n].run(
+                watch, f"conn-rush-{n}", Identity(f"rush{n}", "player", "real", None), table), range(24)))
+        # THEN every one is counted once, and the slots filled in order, none beyond its room
+        counts = slot_counts(table)
+        assert sum(counts.values()) == before + 24
+        assert all(count <= 5 for count in counts.values()) and sorted(counts) == list(range(len(counts)))
+        for slot, count in counts.items():
+            assert len(list(push.watchers(table, slot))) == count
+        for n in range(24):
+            push.unsubscribe(f"conn-rush-{n}")
