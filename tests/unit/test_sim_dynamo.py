@@ -820,6 +820,23 @@ def test_parameters_are_checked_as_the_client_checks_them(dynamo: Any) -> None:
             {"Put": {"TableName": "game", "Item": {"pk": "P", "sk": "M", "m": {"a": {2: "two"}}}}}])
 
 
+def test_a_request_like_one_already_accepted_is_still_checked_for_its_own_types(dynamo: Any) -> None:
+    # GIVEN the game table, and requests the client accepted
+    table = game_table(dynamo)
+    table.get_item(Key={"pk": "P", "sk": "S"}, ConsistentRead=True)
+    table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "P"}, Limit=5)
+    # WHEN the same requests come with a member of another type, or out of its range
+    # THEN the client refuses each of them, as it refuses them the first time
+    with pytest.raises(ParamValidationError, match="ConsistentRead"):
+        table.get_item(Key={"pk": "P", "sk": "S"}, ConsistentRead=1)
+    with pytest.raises(ParamValidationError, match="Limit"):
+        table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "P"}, Limit="5")
+    with pytest.raises(ParamValidationError, match="Limit"):
+        table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "P"}, Limit=0)
+    # AND the accepted ones are still accepted
+    assert table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "P"}, Limit=5)["Count"] == 0
+
+
 def test_a_key_must_be_the_tables_key_and_the_table_must_exist(dynamo: Any) -> None:
     # GIVEN the game table
     table = game_table(dynamo)

@@ -85,7 +85,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
@@ -383,9 +383,25 @@ def value_size(value: AttributeValue) -> int:
     return 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in content.items())
 
 
+_SIZES: dict[int, tuple[Mapping[str, AttributeValue], int]] = {}
+"""The sizes of the items measured last, by identity (the item kept, so its identity stays its own)."""
+_SIZES_KEPT = 65_536
+
+
 def item_size(item: Mapping[str, AttributeValue]) -> int:
-    """An item's size by DynamoDB's rules: each attribute's name (UTF-8 bytes) and value."""
-    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+    """An item's size by DynamoDB's rules: each attribute's name (UTF-8 bytes) and value.
+
+    An item measured here is not changed afterwards (a stored item never is; a write makes a new
+    one), so its size is measured once: it is written, recorded in the stream and read back, each
+    needing its size."""
+    known = _SIZES.get(id(item))
+    if known is not None and known[0] is item:
+        return known[1]
+    size = sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+    if len(_SIZES) >= _SIZES_KEPT:
+        _SIZES.clear()
+    _SIZES[id(item)] = (item, size)
+    return size
 
 
 def show(value: AttributeValue) -> str:
@@ -649,8 +665,10 @@ _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<placeholder>#[A
                     r"|(?P<value>:[A-Za-z0-9_]+)|(?P<index>[0-9]+)|(?P<symbol><>|<=|>=|[=<>()\[\],.+\-]))")
 
 
-def tokens(text: str, kind: str) -> list[tuple[str, str]]:
-    """An expression's tokens: ``(kind, text)``, ending with ``("end", "")``."""
+@lru_cache(maxsize=4096)
+def tokens(text: str, kind: str) -> tuple[tuple[str, str], ...]:
+    """An expression's tokens: ``(kind, text)``, ending with ``("end", "")`` (an application sends
+    the same few expressions again and again: each is read once)."""
     out: list[tuple[str, str]] = []
     position = 0
     while text[position:].strip():
@@ -661,7 +679,7 @@ def tokens(text: str, kind: str) -> list[tuple[str, str]]:
         out.append((match.lastgroup, match.group(match.lastgroup)))
         position = match.end()
     out.append(("end", ""))
-    return out
+    return tuple(out)
 
 
 class Parser:
@@ -1476,6 +1494,28 @@ def skeleton(request: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_VALID: set[tuple[str, str]] = set()
+"""The requests' structures botocore's validator passed (each stands for every request of its shape)."""
+_VALID_KEPT = 16_384
+
+
+def validate_structure(operation: str, skeleton: Mapping[str, Any]) -> None:
+    """botocore's validation of a request's :func:`skeleton`, once per distinct structure: its
+    verdict depends on nothing else, and an application sends the same few structures again and
+    again (a structure the validator refused is validated, and refused, every time).
+
+    A structure is told by its ``repr``, which tells the validator's types apart as it does
+    (``True`` from ``1``, ``"5"`` from ``5``, a list from a tuple, a set from both); a subclass that
+    keeps its base's ``repr`` is one the validator takes as its base."""
+    shape = (operation, repr(skeleton))
+    if shape in _VALID:
+        return
+    validate_parameters(dict(skeleton), cast(Shape, service_model().operation_model(operation).input_shape))
+    if len(_VALID) >= _VALID_KEPT:
+        _VALID.clear()
+    _VALID.add(shape)
+
+
 def check_attribute_values(request: Mapping[str, Any], where: str = "") -> None:
     """Every attribute value of ``request`` is one member of botocore's ``AttributeValue`` union, of
     its type (maps keyed by strings); else botocore's own error (``ParamValidationError``)."""
@@ -1954,7 +1994,7 @@ class FakeClient:
               run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> dict[str, Any]:
         try:
             request = wire(params, ConditionExpressionBuilder())
-            validate_parameters(skeleton(request), cast(Shape, service_model().operation_model(operation).input_shape))
+            validate_structure(operation, skeleton(request))
             check_attribute_values(request)
             interpreted(operation, request)
             if self.around is not None:
