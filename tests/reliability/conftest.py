@@ -57,14 +57,14 @@ def memory(_in_memory: InMemory) -> Iterator[InMemory]:
 
 
 @pytest.fixture
-def direct(faults: Faults, monkeypatch: pytest.MonkeyPatch, memory: InMemory) -> Direct:
-    drive_in_process(monkeypatch)
-    return Direct(faults)
+def direct(faults: Faults, memory: InMemory) -> Iterator[Direct]:
+    with drive_in_process():
+        yield Direct(faults)
 
 
 @pytest.fixture
-def direct_on_stack(faults: Faults, monkeypatch: pytest.MonkeyPatch, stack: LocalStack) -> Direct:
+def direct_on_stack(faults: Faults, monkeypatch: pytest.MonkeyPatch, stack: LocalStack) -> Iterator[Direct]:
     """``direct`` on the local stack: for the seamless wallet's tests, whose application reaches an
     operator's wallet over HTTP, its settings in SSM and its outbox queue, as the stack runs them."""
-    drive_in_process(monkeypatch)
-    return Direct(faults)
+    with drive_in_process(monkeypatch):
+        yield Direct(faults)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import decisions, settlement, steps, store, supervision, tables, workflow
+from croupier.app import config, decisions, settlement, steps, store, supervision, tables, workflow
 from croupier.app.engine import rebuild
 from croupier.app.errors import StateConflict
 from croupier.cards import ALL_CARDS
@@ -239,18 +239,16 @@ round, whose settlement and refunds carry every kind of stake)."""
 
 
 @pytest.mark.parametrize("game,end", EVERY_WRITE)
-def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Direct, game: str, end: str,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Direct, game: str, end: str) -> None:
     """Each invocation dies after its first write, every time it runs: the settlement only gets
     through one write per attempt, and still ends exactly once. One settlement thread, so that
     each write is the first of an attempt once (the tests above crash the parallel settlement)."""
-    configured = settlement.settings()
-    monkeypatch.setattr(settlement, "settings", lambda: configured.model_copy(update={"settlement_workers": 1}))
     rounds = SCENARIOS[game](direct)
     round_id, start = rounds.ready(end)
     still_open = open_bets(round_id)
     plan = Plan(every=True)
-    direct.run(direct.settlement(round_id, end), plan)
+    with config.using(config.settings().model_copy(update={"settlement_workers": 1})):
+        direct.run(direct.settlement(round_id, end), plan)
     FIGURES["crash_scenarios"] += 1
     assert len(still_open) == rounds.bets
     assert len(plan.crashes) == credit_transactions(round_id, still_open) + 1

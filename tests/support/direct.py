@@ -4,14 +4,15 @@ test decides exactly when each step runs (and, with :mod:`tests.support.faults`,
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 
-from croupier.app import bets, dealing, rounds, settlement, steps, store, tables, tasks, workflow
+from croupier.app import bets, config, dealing, rounds, settlement, steps, store, tables, tasks, workflow
 from croupier.app import decisions as deciding
 from croupier.local.client import reader_seq
 
@@ -27,11 +28,15 @@ visit keeps a round cheap on moto, and three still spread a round's bets over se
 _counter = itertools.count(1)
 
 
-def drive_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The round workflow off (the test drives the round) and rounds of :data:`DIRECT_SHARDS`."""
-    monkeypatch.setattr(workflow, "start_round", lambda *args, **kwargs: "")  # the test drives the round
-    configured = rounds.settings()
-    monkeypatch.setattr(rounds, "settings", lambda: configured.model_copy(update={"bet_shards": DIRECT_SHARDS}))
+@contextlib.contextmanager
+def drive_in_process(monkeypatch: pytest.MonkeyPatch | None = None) -> Iterator[None]:
+    """Within this block, in this thread (and the threads run in a copy of its context): rounds of
+    :data:`DIRECT_SHARDS`. ``monkeypatch``: the round workflow off in the whole process too (the
+    local stack's would run the round; in memory, none runs: :class:`croupier.sim.memory.NoWorkflows`)."""
+    if monkeypatch is not None:
+        monkeypatch.setattr(workflow, "start_round", lambda *args, **kwargs: "")  # the test drives the round
+    with config.using(config.settings().model_copy(update={"bet_shards": DIRECT_SHARDS})):
+        yield
 
 
 def device_event(kind: str, detail: dict[str, Any], once: str | None = None) -> dict[str, Any]:
