@@ -917,6 +917,48 @@ def test_the_stream_has_a_record_per_committed_change_in_order(dynamo: Any) -> N
     assert {r["eventSource"] for r in records} == {"aws:dynamodb"}
 
 
+def test_updates_deep_in_an_item_leave_its_earlier_images_as_they_were(dynamo: Any) -> None:
+    # GIVEN an item with a map and a list nested in it
+    table = game_table(dynamo)
+    key = {"pk": "P", "sk": "deep"}
+    typed_key = {"pk": {"S": "P"}, "sk": {"S": "deep"}}
+    table.put_item(Item={**key, "m": {"a": {"b": 1}, "c": "x"}, "l": [1, {"d": 2}]})
+    # WHEN values deep in it are set, then one is removed and another added
+    table.update_item(Key=key, UpdateExpression="SET m.a.b = :two, l[1].d = :three",
+                      ExpressionAttributeValues={":two": 2, ":three": 3})
+    table.update_item(Key=key, UpdateExpression="REMOVE m.c SET m.e = :e", ExpressionAttributeValues={":e": "y"})
+    # THEN the item is the last update's
+    assert table.get_item(Key=key)["Item"] == {**key, "m": {"a": {"b": 2}, "e": "y"}, "l": [1, {"d": 3}]}
+    # AND each record's images are the item as it was then: no update changed an earlier one
+    first = {**typed_key, "m": {"M": {"a": {"M": {"b": {"N": "1"}}}, "c": {"S": "x"}}},
+             "l": {"L": [{"N": "1"}, {"M": {"d": {"N": "2"}}}]}}
+    second = {**typed_key, "m": {"M": {"a": {"M": {"b": {"N": "2"}}}, "c": {"S": "x"}}},
+              "l": {"L": [{"N": "1"}, {"M": {"d": {"N": "3"}}}]}}
+    third = {**second, "m": {"M": {"a": {"M": {"b": {"N": "2"}}}, "e": {"S": "y"}}}}
+    assert changes(stream(dynamo, "game")) == [("INSERT", typed_key, None, first), ("MODIFY", typed_key, first, second),
+                                               ("MODIFY", typed_key, second, third)]
+
+
+@pytest.mark.parametrize("dynamo", ["fake"], indirect=True)
+def test_an_item_grown_past_400_kb_deep_inside_is_refused(dynamo: Any) -> None:
+    """On the stand-in only: moto accepts an update that takes an item past 400 KB inside a map;
+    DynamoDB's limit is the whole item's, however it grew."""
+    # GIVEN an item of about 300 KB, most of it in a map, its size known from its put
+    table = game_table(dynamo)
+    key = {"pk": "P", "sk": "deep"}
+    big, more = "x" * 300_000, "y" * 150_000
+    table.put_item(Item={**key, "m": {"a": {"b": 1}, "big": big}})
+    table.update_item(Key=key, UpdateExpression="SET m.a.b = :two", ExpressionAttributeValues={":two": 2})
+    # WHEN 150 KB more are set inside the map, then the large value is removed and they are set again
+    grown = error(lambda: table.update_item(Key=key, UpdateExpression="SET m.more = :more",
+                                            ExpressionAttributeValues={":more": more}))
+    table.update_item(Key=key, UpdateExpression="REMOVE m.big")
+    table.update_item(Key=key, UpdateExpression="SET m.more = :more", ExpressionAttributeValues={":more": more})
+    # THEN the item past the limit was refused, and the one under it taken
+    assert grown == ("ValidationException", "Item size to update has exceeded the maximum allowed size")
+    assert table.get_item(Key=key)["Item"] == {**key, "m": {"a": {"b": 2}, "more": more}}
+
+
 @pytest.mark.parametrize("dynamo", ["fake"], indirect=True)
 def test_a_write_that_changes_nothing_has_no_record(dynamo: Any) -> None:
     """On the stand-in only: moto records a MODIFY for a put of the same item and two INSERTs for an update

@@ -313,6 +313,8 @@ def clone_item(item: Mapping[str, AttributeValue]) -> Item:
 
 def same(a: AttributeValue, b: AttributeValue) -> bool:
     """DynamoDB's equality: same type and value (numbers by value, sets regardless of order)."""
+    if a is b:  # a value an update left as it was
+        return True
     kind, x = only(a)
     other, y = only(b)
     if kind != other:
@@ -378,30 +380,38 @@ def value_size(value: AttributeValue) -> int:
         return sum(number_size(n) for n in content)
     if kind == "BS":
         return sum(len(b) for b in content)
+    known = _SIZES.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
     if kind == "L":
-        return 3 + sum(value_size(v) + 1 for v in content)
-    return 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in content.items())
+        return _measured(value, 3 + sum(value_size(v) + 1 for v in content))
+    return _measured(value, 3 + sum(len(k.encode("utf-8")) + value_size(v) + 1 for k, v in content.items()))
 
 
-_SIZES: dict[int, tuple[Mapping[str, AttributeValue], int]] = {}
-"""The sizes of the items measured last, by identity (the item kept, so its identity stays its own)."""
-_SIZES_KEPT = 65_536
+_SIZES: dict[int, tuple[Mapping[str, Any], int]] = {}
+"""The sizes of the items, maps and lists measured last, by identity (each kept, so that its
+identity stays its own while it is here)."""
+_SIZES_KEPT = 262_144
+
+
+def _measured(value: Mapping[str, Any], size: int) -> int:
+    if len(_SIZES) >= _SIZES_KEPT:
+        _SIZES.clear()
+    _SIZES[id(value)] = (value, size)
+    return size
 
 
 def item_size(item: Mapping[str, AttributeValue]) -> int:
     """An item's size by DynamoDB's rules: each attribute's name (UTF-8 bytes) and value.
 
-    An item measured here is not changed afterwards (a stored item never is; a write makes a new
-    one), so its size is measured once: it is written, recorded in the stream and read back, each
-    needing its size."""
+    An item, a map or a list measured here is not changed afterwards: a stored item never is, and
+    an update makes a new item that shares what it leaves as it was with the stored one
+    (:func:`apply`). So each is measured once: an item is written, recorded in the stream and read
+    back, each needing its size, and an update measures only what it changed."""
     known = _SIZES.get(id(item))
     if known is not None and known[0] is item:
         return known[1]
-    size = sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
-    if len(_SIZES) >= _SIZES_KEPT:
-        _SIZES.clear()
-    _SIZES[id(item)] = (item, size)
-    return size
+    return _measured(item, sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items()))
 
 
 def show(value: AttributeValue) -> str:
@@ -463,10 +473,31 @@ def remove(item: Item, path: Path) -> None:
 
 
 def _parent(item: Item, path: Path) -> AttributeValue:
-    parent = find(item, path[:-1])
-    if parent is None:
+    """The map or list that holds ``path``'s last step, made the item's own: each map and list on
+    the way is copied into the one holding it before anything in it changes, so that ``item`` (a
+    copy of the stored item's top level, :func:`apply`) shares the rest with the stored item, which
+    stays as it was."""
+    value = item.get(cast(str, path[0]))
+    if value is None:
         raise Invalid(BAD_UPDATE_PATH)
-    return parent
+    value = item[cast(str, path[0])] = _own(value)
+    for step in path[1:-1]:
+        kind, content = only(value)
+        inside = (kind == "L" and step < len(content)) if isinstance(step, int) else (kind == "M" and step in content)
+        if not inside:
+            raise Invalid(BAD_UPDATE_PATH)
+        value = content[step] = _own(content[step])
+    return value
+
+
+def _own(value: AttributeValue) -> AttributeValue:
+    """A map or a list as a new container (its members shared); any other value as it is."""
+    kind, content = only(value)
+    if kind == "M":
+        return {"M": dict(content)}
+    if kind == "L":
+        return {"L": list(content)}
+    return value
 
 
 def show_path(path: Path) -> str:
@@ -1086,8 +1117,10 @@ def _removal_order(path: Path) -> list[tuple[int, Any]]:
 
 
 def apply(update: Update, before: Item) -> Item:
-    """The item after ``update`` (``before``: the stored item, or the key of an item to create)."""
-    after = clone_item(before)
+    """The item after ``update`` (``before``: the stored item, or the key of an item to create): a
+    new item, sharing with ``before`` every value the update leaves as it was (``before`` is not
+    changed: :func:`place` and :func:`remove` copy what they change on the way)."""
+    after = dict(before)
     for path, expression in update.sets:
         place(after, path, compute(expression, before))
     for path in sorted(update.removes, key=_removal_order):
