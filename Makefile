@@ -60,14 +60,15 @@ template: $(STAMP)
 	$(VENV)/bin/cfn-lint template.yaml
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --region us-east-1
 
-# Lint, types, the template, then every test: unit, integration (moto) and reliability, spread over
-# TEST_WORKERS processes (pytest-xdist): each file's tests in one process, the longest files first
-# (tests/support/spread.py), each process with its own local stack. Most tests wait on the stack's
-# timers, so more processes than cores pays.
+# Lint, types and the template (at once: each is one process), then every test: unit, integration
+# (moto) and reliability, spread over TEST_WORKERS processes (pytest-xdist): each file's tests in
+# one process, the longest files first (tests/support/spread.py), each process with its own local
+# stack. Most tests wait on the stack's timers, so more processes than cores pays.
 TEST_WORKERS ?= 4
 PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 
-test: lint types template $(NODE) browser
+test: $(STAMP) $(NODE) browser
+	$(MAKE) --no-print-directory --output-sync=target -j3 lint types template
 	$(PYTEST)
 
 unit: $(STAMP)
