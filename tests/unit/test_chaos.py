@@ -212,15 +212,13 @@ def test_found_a_late_card_of_an_earlier_round_is_not_a_pok_deng_rounds_burn_car
     assert [v.detail for v in played.violations] == []
 
 
-@pytest.mark.xfail(raises=AssertionError, strict=True,
-                   reason="not fixed yet: a late card of the previous shoe is counted in the new one")
 def test_found_a_late_card_of_the_previous_shoe_is_not_counted_in_the_new_shoe() -> None:
     # found by ``croupier chaos --rounds 100000 --seed 7`` (world 7/351, shrunk to 177 rounds with 32
     # faults spared): three cards of a round being voided in shoe 4 (sent at about 383 s) reached the
     # dealing function after shoe 6 was shuffled (sent at 634 s) and were counted as shoe 6's; a real
     # eighth king of diamonds, 20 rounds on, was refused as a ninth copy and its round paused, then
-    # voided when no card came. The stakes were refunded; the round was lost. Strict: when it is
-    # fixed, this test fails until the mark goes.
+    # voided when no card came. The stakes were refunded; the round was lost. A card sent before
+    # the shoe was shuffled is now not taken, and not counted
     played = World("7/351", Plan(spared=frozenset(range(450, 482))), rounds=177, tables=4, players=4,
                    game="pok-deng")
     played.run()

@@ -52,6 +52,9 @@ class Shoe:
     last_round: int | None = None
     counts: dict[str, int] = field(default_factory=dict)
     cards_drawn: int = 0
+    shuffled_at: int | None = None
+    """When the dealer's console sent the shuffle (epoch ms; None: not known): a card scanned
+    before it is not this shoe's."""
 
     # --- events -------------------------------------------------------------------------------
     def scan(self, card: str) -> CardUse:
@@ -148,6 +151,7 @@ class Shoe:
             "last_round": self.last_round,
             "counts": dict(self.counts),
             "cards_drawn": self.cards_drawn,
+            "shuffled_at": self.shuffled_at,
         }
 
     @classmethod
@@ -157,8 +161,9 @@ class Shoe:
         values["counts"] = {k: int(v) for k, v in values["counts"].items()}
         for key in ("per_round_burn", "decks", "round_in_shoe", "burn_remaining", "cards_drawn"):
             values[key] = int(values[key])
-        if values.get("last_round") is not None:
-            values["last_round"] = int(values["last_round"])
+        for key in ("last_round", "shuffled_at"):
+            if values.get(key) is not None:
+                values[key] = int(values[key])
         return cls(**values)
 
     def _count(self, card: str) -> None:

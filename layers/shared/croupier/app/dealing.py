@@ -284,7 +284,9 @@ def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
             if rnd is not None:
                 raise ShoeError(f"round {rnd['round_id']} is in play: shuffle between rounds", reason="round-in-play")
             per_round_burn = 1 if step.table["game"] == "pok-deng" else 0
-            step.shoe = Shoe(entry.get("shoe_id") or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn)
+            sent = entry.get("sent_at")
+            step.shoe = Shoe(entry.get("shoe_id") or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn,
+                             shuffled_at=None if sent is None else int(sent))
             step.done(entry, state="taken", use="shuffle", shoe_id=step.shoe.shoe_id)
         elif shoe is None:
             raise ShoeError("no shoe at this table: shuffle first", reason="no-shoe")
@@ -309,8 +311,13 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     card, shoe, rnd = entry["card"], step.shoe, step.rnd
     if shoe is None:
         return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
+    if shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at) and entry.get("state") != "held":
+        # delivered late (or again) after the next shoe was shuffled: a card of an earlier shoe,
+        # which this one's count (and its burn) must not take
+        return _not_taken(step, entry, f"{step.named(entry)} was scanned before shoe {shoe.shoe_id} was shuffled",
+                          count=False)
     phase = shoe.phase
-    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, rnd) \
+    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, int(rnd["created_at"])) \
             and entry.get("state") != "held":  # not this round's burn card: one of an earlier round, late
         step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened", block=True,
                    code="card-out-of-turn")
@@ -332,7 +339,7 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
         return _not_taken(step, entry, "no round is being dealt at this table")
     if rnd["status"] in (RoundStatus.SETTLING, RoundStatus.VOIDING):
         return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
-    if _sent_before(entry, rnd) and entry.get("state") != "held":
+    if _sent_before(entry, int(rnd["created_at"])) and entry.get("state") != "held":
         # delivered late (or again) after the round it was dealt to ended and this one opened: it
         # cannot be this round's card; the supervisor says what it was
         step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened",
@@ -370,11 +377,12 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     return True
 
 
-def _sent_before(entry: dict[str, Any], rnd: dict[str, Any]) -> bool:
-    """Whether the device surely sent ``entry`` before ``rnd`` was opened: the bus gives the second
-    it was sent, so a whole second before the opening is sure (the clocks are the same service's)."""
+def _sent_before(entry: dict[str, Any], moment_ms: int) -> bool:
+    """Whether the device surely sent ``entry`` before ``moment_ms`` (a round's opening, a shoe's
+    shuffle): the bus gives the second it was sent, so a whole second before is sure (the clocks
+    are the same service's)."""
     sent = entry.get("sent_at")
-    return sent is not None and int(sent) + 1000 <= int(rnd["created_at"])
+    return sent is not None and int(sent) + 1000 <= moment_ms
 
 
 def _while(expected: Any) -> str:
