@@ -39,12 +39,15 @@ def drive_in_process(monkeypatch: pytest.MonkeyPatch | None = None) -> Iterator[
         yield
 
 
-def device_event(kind: str, detail: dict[str, Any], once: str | None = None) -> dict[str, Any]:
+def device_event(kind: str, detail: dict[str, Any], once: str | None = None, sent_at: int | None = None,
+                 ) -> dict[str, Any]:
     """A device event as the dealing function records it (``once``: its scan id, else a fresh
-    bus event id); a reader's event numbered as its reader numbers it, unless it says."""
+    bus event id; ``sent_at``: the bus event's time, epoch ms); a reader's event numbered as its
+    reader numbers it, unless it says."""
     if kind in dealing.READER_EVENTS and "seq" not in detail:
         detail = {**detail, "seq": reader_seq(detail["table_id"], detail["reader_id"], detail.get("scan_id"))}
-    return dealing.record(kind, detail, once or detail.get("scan_id") or f"event:{uuid.uuid4().hex}")
+    return dealing.record(kind, detail, once or detail.get("scan_id") or f"event:{uuid.uuid4().hex}",
+                          sent_at=sent_at)
 
 
 class Direct:
@@ -74,9 +77,11 @@ class Direct:
         device_event("burn-done", {"table_id": table_id})
         return table_id
 
-    def scan(self, table_id: str, card: str, scan_id: str | None = None) -> dict[str, Any]:
+    def scan(self, table_id: str, card: str, scan_id: str | None = None, sent_at: int | None = None,
+             ) -> dict[str, Any]:
         return device_event("card-scanned", {"table_id": table_id, "reader_id": f"reader-{table_id}",
-                                             "scan_id": scan_id or uuid.uuid4().hex[:16], "card": card})
+                                             "scan_id": scan_id or uuid.uuid4().hex[:16], "card": card},
+                            sent_at=sent_at)
 
     def start(self, table_id: str, burn: str | None = None) -> str:
         """Open a round (Pok Deng: ``burn`` is the card burned at its start)."""

@@ -311,14 +311,14 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     card, shoe, rnd = entry["card"], step.shoe, step.rnd
     if shoe is None:
         return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
-    if shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at) and entry.get("state") != "held":
+    if shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at):
         # delivered late (or again) after the next shoe was shuffled: a card of an earlier shoe,
         # which this one's count (and its burn) must not take
         return _not_taken(step, entry, f"{step.named(entry)} was scanned before shoe {shoe.shoe_id} was shuffled",
                           count=False)
     phase = shoe.phase
-    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, int(rnd["created_at"])) \
-            and entry.get("state") != "held":  # not this round's burn card: one of an earlier round, late
+    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, int(rnd["created_at"])):
+        # not this round's burn card: one of an earlier round, late
         step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened", block=True,
                    code="card-out-of-turn")
         return False
@@ -339,7 +339,7 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
         return _not_taken(step, entry, "no round is being dealt at this table")
     if rnd["status"] in (RoundStatus.SETTLING, RoundStatus.VOIDING):
         return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
-    if _sent_before(entry, int(rnd["created_at"])) and entry.get("state") != "held":
+    if _sent_before(entry, int(rnd["created_at"])):
         # delivered late (or again) after the round it was dealt to ended and this one opened: it
         # cannot be this round's card; the supervisor says what it was
         step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened",
@@ -379,10 +379,10 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
 
 def _sent_before(entry: dict[str, Any], moment_ms: int) -> bool:
     """Whether the device surely sent ``entry`` before ``moment_ms`` (a round's opening, a shoe's
-    shuffle): the bus gives the second it was sent, so a whole second before is sure (the clocks
-    are the same service's)."""
+    shuffle), and the supervisor has not said it is the round's (``held``): the bus gives the
+    second it was sent, so a whole second before is sure (the clocks are the same service's)."""
     sent = entry.get("sent_at")
-    return sent is not None and int(sent) + 1000 <= moment_ms
+    return sent is not None and int(sent) + 1000 <= moment_ms and entry.get("state") != "held"
 
 
 def _while(expected: Any) -> str:

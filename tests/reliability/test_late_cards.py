@@ -1,0 +1,126 @@
+"""Cards that reach the dealing function late: the devices' queue is a standard SQS queue, so an
+event can arrive long after it was sent, or again after a receiver died. The bus event's time
+(``sent_at``) says when the device sent it; a card sent a whole second or more before the moment
+that matters is not taken where it would otherwise land.
+
+- Before its round opened (decision 0073): the round pauses as a card out of turn, its hands
+  untouched, and the supervisor says what the card was.
+- Before its shoe was shuffled (decision 0075): a card of an earlier shoe, not taken and not
+  counted in this one; nothing pauses.
+
+Both rules were found by the simulated world (``tests/unit/test_chaos.py`` keeps those worlds);
+these tests state them on one table, step by step.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from croupier.app import store, tables
+from croupier.app.records import RoundStatus
+from tests.support.direct import Direct, device_event
+from tests.support.harness import TIMERS
+
+pytestmark = pytest.mark.reliability
+
+
+def _last_entry(table_id: str) -> dict[str, Any]:
+    entry: dict[str, Any] = store.log_entries(table_id)[-1]
+    return entry
+
+
+def _shuffled_table(direct: Direct, sent_at: int) -> str:
+    """A baccarat table whose shoe was shuffled by an event the bus timed at ``sent_at``."""
+    table_id = f"{direct.tag}-late{uuid.uuid4().hex[:6]}"
+    tables.create_table("baccarat", {"timers": dict(TIMERS)}, f"reader-{table_id}", table_id)
+    device_event("shoe-shuffled", {"table_id": table_id, "shoe_id": f"shoe-{uuid.uuid4().hex[:8]}"},
+                 sent_at=sent_at)
+    return table_id
+
+
+def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_hands_alone(direct: Direct) -> None:
+    # GIVEN a round taking bets, with a bet in it
+    table = direct.table("baccarat")
+    player = direct.player("p")
+    round_id = direct.start(table)
+    direct.bet(table, player, [{"type": "banker", "amount": 100}])
+    opened = int(store.load_round(round_id)["created_at"])
+    # WHEN a card sent two seconds before the round opened reaches the dealing function now
+    direct.scan(table, "9H", sent_at=opened - 2000)
+    # THEN the round is paused as a card out of turn, the card is in no hand, and it waits in the log
+    rnd = store.load_round(round_id)
+    assert rnd["paused"] and rnd["pause_code"] == "card-out-of-turn", rnd
+    assert "before round" in str(rnd["pause_reason"])
+    assert [e for e in rnd["events"] if "card" in e] == []
+    assert _last_entry(table)["state"] == "pending"
+
+
+def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct) -> None:
+    # GIVEN a round whose betting is over
+    table = direct.table("baccarat")
+    player = direct.player("p")
+    round_id = direct.start(table)
+    direct.bet(table, player, [{"type": "player", "amount": 100}])
+    opened = int(store.load_round(round_id)["created_at"])
+    direct.play(round_id, table, [], until=lambda step: step["kind"] == "card")
+    # WHEN its first card was sent less than a second before the opening (the bus gives seconds)
+    direct.scan(table, "9H", sent_at=opened - 999)
+    # THEN it is the round's first card
+    rnd = store.load_round(round_id)
+    assert not rnd["paused"]
+    assert [e["card"] for e in rnd["events"] if "card" in e] == ["9H"]
+    assert _last_entry(table)["state"] == "taken"
+
+
+def test_a_card_sent_before_its_shoe_was_shuffled_is_neither_taken_nor_counted(direct: Direct) -> None:
+    # GIVEN a shoe shuffled at a known moment, waiting for its burn indicator
+    shuffled = store.now_ms()
+    table = _shuffled_table(direct, shuffled)
+    before = store.load_table(table)["shoe"]
+    # WHEN a card of the previous shoe, sent five seconds before the shuffle, arrives now
+    direct.scan(table, "KD", sent_at=shuffled - 5000)
+    # THEN it is not taken, the shoe counts nothing, and the console is told why
+    entry = _last_entry(table)
+    assert entry["state"] == "not-taken"
+    assert "before shoe" in str(entry["reason"])
+    assert store.load_table(table)["shoe"] == before
+    # AND the next card, sent after the shuffle, is the shoe's burn indicator as usual
+    direct.scan(table, "AC", sent_at=shuffled + 1000)
+    after = store.load_table(table)["shoe"]
+    assert _last_entry(table)["state"] == "taken"
+    assert after["counts"] == {"AC": 1} and after["phase"] != before["phase"]
+
+
+def test_a_card_sent_in_the_second_its_shoe_was_shuffled_is_the_shoes(direct: Direct) -> None:
+    # GIVEN a shoe shuffled at a known moment
+    shuffled = store.now_ms()
+    table = _shuffled_table(direct, shuffled)
+    # WHEN the burn indicator was sent less than a whole second before the shuffle's time
+    direct.scan(table, "AC", sent_at=shuffled - 999)
+    # THEN it is the shoe's burn indicator
+    assert _last_entry(table)["state"] == "taken"
+    assert store.load_table(table)["shoe"]["counts"] == {"AC": 1}
+
+
+def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(direct: Direct) -> None:
+    # GIVEN a round of a shoe shuffled at a known moment, betting over, waiting for its first card
+    shuffled = store.now_ms()
+    table = _shuffled_table(direct, shuffled)
+    direct.scan(table, "AC", sent_at=shuffled)
+    device_event("burn-done", {"table_id": table})
+    player = direct.player("p")
+    round_id = direct.start(table)
+    direct.bet(table, player, [{"type": "banker", "amount": 100}])
+    direct.play(round_id, table, [], until=lambda step: step["kind"] == "card")
+    counts = store.load_table(table)["shoe"]["counts"]
+    # WHEN a card sent before the shuffle arrives (one of a round of the previous shoe)
+    direct.scan(table, "KD", sent_at=shuffled - 60_000)
+    # THEN the round is not paused, holds no card, and the shoe's counts are as they were
+    rnd = store.load_round(round_id)
+    assert not rnd["paused"] and rnd["status"] == RoundStatus.PLAYING
+    assert [e for e in rnd["events"] if "card" in e] == []
+    assert store.load_table(table)["shoe"]["counts"] == counts
+    assert _last_entry(table)["state"] == "not-taken"
