@@ -5,22 +5,22 @@ first: a bet that arrives after it is refused even if the workflow's close step 
 close is run by the workflow when its countdown ends or by the dealing function when a card comes
 (:mod:`croupier.app.dealing`); the other finds it done.
 
-At a seamless table the stakes are debited by the operator's wallet before the bets are written
-(:mod:`croupier.app.seamless`); a bet whose write then fails (betting closed meanwhile) is not
-placed, and its debit is cancelled.
+The stakes are taken by the round's wallet (:mod:`croupier.app.wallets`) in the write of the bets:
+Croupier's own in the same transaction; an operator's before it, its debit cancelled if the bets'
+write then fails (betting closed meanwhile).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import betting
 from ..games.base import Bet
-from . import alerts, operators, seamless, store, workflow
+from . import alerts, store, wallets, workflow
 from .engine import bet_from_item, bet_to_item
-from .errors import AppError, Funds, StateConflict
+from .errors import AppError, StateConflict
 from .records import BetStatus, RoundStatus
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
@@ -68,11 +68,10 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
     if not round_id or table.get("round_status") != RoundStatus.BETTING:
         raise StateConflict("betting is closed: wait for the next round", reason="betting-closed")
     rules = table_rules(table)
-    operator = seamless.operator_of(table)
-    currency = operators.load(operator).currency if operator else None
 
     def attempt() -> dict[str, Any]:
         rnd = store.load_round(round_id)
+        wallet = wallets.of(rnd)
         why = _closed(rnd)
         if why:
             raise StateConflict(why, reason="betting-closed")
@@ -85,11 +84,10 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                                    seats=betting.seats_from_dict(rnd.get("seats") or {}))
         reqs = [betting.BetRequest(type=r["type"], amount=int(r["amount"]), seat=r.get("seat"), mode=r.get("mode"))
                 for r in requests]
-        balance = seamless.UNBOUNDED if operator else store.balance_of(player)
-        placement = betting.place_bets(rnd["game"], rules, ctx, player, account_kind, existing, reqs, balance,
+        placement = betting.place_bets(rnd["game"], rules, ctx, player, account_kind, existing, reqs,
+                                       wallet.funds(player),
                                        new_id=lambda i: _bet_id(round_id, player, idempotency_key, i))
-        legs: list[tuple[str, int, dict[str, Any]]] = []
-        ops: list[dict[str, Any]] = []
+        stakes: list[wallets.Stake] = []
         written: list[tuple[dict[str, Any], int | None]] = []  # each bet, and its amount before
         shards = int(rnd["shards"])
         by_id = {b["bet_id"]: b for b in (summary or {}).get("bets", [])}
@@ -104,42 +102,30 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                     "placed_at": previous["placed_at"] if previous else now,
                     "gsi1pk": f"PLAYER#{player}", "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
             item["gsi1sk"] = f"{item['placed_at']:013d}#{bet.id}"
-            if operator:
-                item.update(operator=operator, currency=currency, debits=list((previous or {}).get("debits") or []))
+            wallet.stamp(item, previous)
             written.append((item, int(previous["amount"]) if previous else None))
             by_id[bet.id] = {**bet_to_item(bet), "taken": item["taken"], "placed_at": item["placed_at"],
                              "key": idempotency_key, "shard": shard}
             if debit:
-                legs.append((f"bet:{bet.id}:stake:{idempotency_key}", -debit,
-                             {"round_id": round_id, "bet_id": bet.id, "table_id": table_id}))
-        debited: list[str] = []
-        if operator:  # the operator's wallet takes the stakes first; the bets are written with them
-            reason = "reservation" if rnd["game"] == POK_DENG else "stake"
-            debited = seamless.debit(operator, [
-                seamless.Debit(op, player, -amount, table_id, round_id, details["bet_id"], reason)
-                for op, amount, details in legs])
-            by_bet = {details["bet_id"]: txid for (_, _, details), txid in zip(legs, debited, strict=True)}
-            for item, _ in written:
-                if item["bet_id"] in by_bet:
-                    item["debits"] = [*item["debits"], by_bet[item["bet_id"]]]
-        ops.extend(store.bet_put(item, previous_amount) for item, previous_amount in written)
+                stakes.append(wallets.Stake(f"bet:{bet.id}:stake:{idempotency_key}", debit, bet.id,
+                                            "reservation" if rnd["game"] == POK_DENG else "stake",
+                                            {"round_id": round_id, "bet_id": bet.id, "table_id": table_id}))
         new_summary = {**store.player_round_key(round_id, player), "bets": list(by_id.values()),
                        "keys": [*(summary or {}).get("keys", []), idempotency_key],
                        "round_id": round_id, "player": player}
-        ops.append(store.versioned_put(new_summary, int(summary["version"]) if summary else None))
-        ops.append(store.bet_request_put(player, idempotency_key, round_id, table_id))
-        ops.append(store.still_betting(round_id))
-        if operator:
-            try:
-                store.write([*ops, *seamless.accepted(debited)])
-            except BaseException:
-                seamless.void(debited)  # betting closed or the bets changed meanwhile: not taken
-                raise
-        else:
-            try:
-                store.move_money(player, legs, kind="bet", extra=ops)
-            except store.InsufficientFunds as exc:
-                raise Funds(f"insufficient funds: balance {exc.balance}, these bets need {exc.needed}") from exc
+
+        def changes(debited: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+            """The bets (with the operator's debits of them), the player's summary and the request,
+            on the condition that the round still takes bets."""
+            for item, _ in written:
+                if item["bet_id"] in debited:
+                    item["debits"] = [*item["debits"], *debited[item["bet_id"]]]
+            return [*(store.bet_put(item, previous_amount) for item, previous_amount in written),
+                    store.versioned_put(new_summary, int(summary["version"]) if summary else None),
+                    store.bet_request_put(player, idempotency_key, round_id, table_id),
+                    store.still_betting(round_id)]
+
+        wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets")
         accepted = [by_id[c.bet.id] for c in placement.changes]
         alerts.count("BetsPlaced", len(accepted))
         return {"round_id": round_id, "bets": accepted, "replayed": False}
@@ -173,8 +159,8 @@ def close_betting(round_id: str) -> dict[str, Any]:
         seats_after = betting.seats_to_dict(closing.seats)
     for bet_id in refunds:
         refund_bet(round_id, bet_id, int(rnd["shards"]), reason="no seat bet")
-    seamless_round = seamless.operator_of(rnd) is not None
-    balances = {player: seamless.UNBOUNDED if seamless_round else store.balance_of(player)
+    wallet = wallets.of(rnd)
+    balances = {player: wallet.funds(player)
                 for player in sorted({b.player for b in engine_bets})}  # one read per player, not per bet
     # where the round's bets are: settlement visits these shards only (no bet is placed after the
     # close: every placement is conditioned on the round still taking bets)

@@ -2,8 +2,8 @@
 
 A decision is an event of the round's log, checked by the engine (an illegal one is refused with
 the engine's reason). An extra stake (double, split, insurance, follow) is debited in the same
-transaction as the round's new state (at a seamless table, by the operator's wallet just before
-it: :mod:`croupier.app.seamless`). A retried request (same ``Idempotency-Key``) is answered
+transaction as the round's new state (by the round's wallet, :mod:`croupier.app.wallets`: an
+operator's takes it just before). A retried request (same ``Idempotency-Key``) is answered
 again, never applied twice.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..games.base import Action, CardFor
-from . import seamless, store, workflow
+from . import store, wallets, workflow
 from .dealing import drain
 from .engine import apply_event, bet_from_item, expectation_key, rebuild
-from .errors import AppError, Funds, StateConflict
+from .errors import AppError, StateConflict
 from .rounds import require_playing, retry, take_token, timers, wake_again
 
 SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")
@@ -100,37 +100,20 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         holder["token"] = None if _card_comes_first(rnd, engine) else take_token(rnd)
         version = int(rnd["version"])
         round_put = store.versioned_put(rnd, version)
-        operator = seamless.operator_of(rnd)
-        if cost > 0 and operator:
-            # the operator's wallet takes the extra stake first; the decision is written with it
-            shard = store.shard_of(bet_ref.id, int(rnd["shards"]))
-            reason = "follow" if action.startswith("follow-") else action
-            debited = seamless.debit(operator, [seamless.Debit(f"bet:{bet_ref.id}:{action}", player, cost,
-                                                               rnd["table_id"], round_id, bet_ref.id, reason)])
-            try:
-                store.write([round_put, store.add_taken(round_id, shard, bet_ref.id, cost, debited),
-                             *seamless.accepted(debited)])
-            except BaseException:
-                rnd["version"] = version
-                seamless.void(debited)
-                raise
-        elif cost > 0:
-            extra = store.add_taken(round_id, store.shard_of(bet_ref.id, int(rnd["shards"])), bet_ref.id, cost)
-            op = f"bet:{bet_ref.id}:{action}:{len(rnd['events'])}"
-            try:
-                store.move_money(player, [(op, -cost, {"round_id": round_id, "bet_id": bet_ref.id, "action": action})],
-                                 kind=action, extra=[round_put, extra])
-            except (store.InsufficientFunds, store.Conflict) as exc:
-                rnd["version"] = version
-                if isinstance(exc, store.Conflict):
-                    raise
-                raise Funds(f"insufficient funds for {action}: balance {exc.balance}, needed {exc.needed}") from exc
-        else:
-            try:
+        try:
+            if cost > 0:  # the round's wallet takes the extra stake, written with the decision
+                shard = store.shard_of(bet_ref.id, int(rnd["shards"]))
+                stake = wallets.Stake(f"bet:{bet_ref.id}:{action}:{len(rnd['events'])}", cost, bet_ref.id,
+                                      "follow" if action.startswith("follow-") else action,
+                                      {"round_id": round_id, "bet_id": bet_ref.id, "action": action})
+                wallets.of(rnd).take(player, rnd["table_id"], round_id, [stake], kind=action, what=action,
+                                     changes=lambda debited: [round_put, store.add_taken(
+                                         round_id, shard, bet_ref.id, cost, debited.get(bet_ref.id, ()))])
+            else:
                 store.write([round_put])
-            except store.Conflict:
-                rnd["version"] = version
-                raise
+        except BaseException:
+            rnd["version"] = version  # the next attempt reads the round again
+            raise
         return {"round_id": round_id, "applied": event, "cost": cost}
 
     holder: dict[str, Any] = {}

@@ -6,7 +6,7 @@ import base64
 import json
 from typing import Any
 
-from . import seamless, store
+from . import store, wallets
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
@@ -38,12 +38,7 @@ def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
 def table_wallet(table: dict[str, Any], player: str) -> dict[str, Any]:
     """A player's balance where the table's money is: Croupier's wallet, or the operator's
     (its ``balance`` call, answered now: a refusal or no answer is said so, never guessed)."""
-    operator = seamless.operator_of(table)
-    base = {"table_id": table["table_id"], "player": player}
-    if operator is None:
-        return {**base, "mode": "internal", "balance": store.balance_of(player)}
-    balance, currency = seamless.balance(operator, player)
-    return {**base, "mode": "seamless", "operator": operator, "balance": balance, "currency": currency}
+    return {"table_id": table["table_id"], "player": player, **wallets.of(table).balance(player)}
 
 
 def seat_view(seat: dict[str, Any], who: Identity, *, staff: bool) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from .. import betting
 from ..errors import ShoeError
 from ..rules import Rules, Timers, load_rules
 from ..shoe import Shoe
-from . import seamless, store, workflow
+from . import seamless, store, wallets, workflow
 from .config import settings
 from .errors import StateConflict
 from .records import ACTIVE, TAKING_BETS, RoundStatus
@@ -76,9 +76,8 @@ def start_round(table_id: str) -> dict[str, Any]:
         seats = table.get("seats") or {}
         if table["game"] in BLACKJACK:
             seated = betting.seats_from_dict(seats)
-            operator = seamless.operator_of(table)  # a seamless player's funds are the operator's to check
-            balances = {state.player: seamless.UNBOUNDED if operator else store.balance_of(state.player)
-                        for state in seated.values()}
+            wallet = wallets.of(table)  # the round's (it copies the table's, below)
+            balances = {state.player: wallet.funds(state.player) for state in seated.values()}
             seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
         now = store.now_ms()
         round_item = {

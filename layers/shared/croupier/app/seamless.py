@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
@@ -76,11 +76,11 @@ def reset_clients() -> None:
     _clients.clear()
 
 
-def wallet_of(table: dict[str, Any]) -> dict[str, Any]:
-    return table.get("wallet") or {"mode": "internal"}
+def wallet_of(table: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(table.get("wallet") or {"mode": "internal"})
 
 
-def operator_of(table: dict[str, Any]) -> str | None:
+def operator_of(table: Mapping[str, Any]) -> str | None:
     """The operator whose wallet holds this table's money, or None for Croupier's own wallets."""
     wallet = wallet_of(table)
     return str(wallet["operator"]) if wallet.get("mode") == "seamless" else None

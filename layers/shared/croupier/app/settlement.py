@@ -5,8 +5,9 @@ A round's bets are spread over shards. The close of betting notes how many bets 
 so that one task closes up to :data:`BETS_PER_TASK` bets (:func:`shard_groups`), one Map iteration
 per group, then finishes the round. Within a task, each player's bets close in batches of up to
 :data:`CREDITS_PER_TRANSACTION`, different players' wallets in parallel. Every credit goes
-through :func:`croupier.app.store.move_money` with the bet's status change ``open -> settled |
-refunded`` in the same transaction: a retried or duplicated run closes nothing twice.
+through the wallet that took the bet (:mod:`croupier.app.wallets`) with the bet's status change
+``open -> settled | refunded`` in the same transaction: a retried or duplicated run closes nothing
+twice.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..errors import ShoeError
 from ..shoe import Shoe
-from . import alerts, seamless, store
+from . import alerts, store, wallets
 from .config import settings
 from .engine import bet_from_item, rebuild
 from .errors import AppError, StateConflict
@@ -67,24 +68,15 @@ def refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
                                                        "reason": reason})
 
 
-Finishing = tuple[dict[str, Any], str, int, dict[str, Any]]
-"""One bet to close: its item, ``"settle"`` or ``"refund"``, the amount credited, its result."""
+Finishing = wallets.Finishing
 
 
 def _credit(player: str, batch: Sequence[Finishing]) -> None:
     """Credit and close bets of one player, all settled or all refunded, in one transaction (their
-    markers and status conditions make it exactly once). A seamless table's credits are written to
-    the outbox in that transaction instead, and sent to the operator's wallet after it."""
-    if batch[0][0].get("operator"):
-        calls = [seamless.credit_call(item, kind, credit, result) for item, kind, credit, result in batch]
-        store.write([*(store.close_bet(item, kind, result) for item, kind, _, result in batch),
-                     *(op for _, op in calls)])
-        seamless.enqueue([txid for txid, _ in calls])
-        return
-    store.move_money(player, [(f"bet:{item['bet_id']}:{kind}", credit,
-                               {"round_id": item["round_id"], "bet_id": item["bet_id"]})
-                              for item, kind, credit, _ in batch],
-                     kind=batch[0][1], extra=[store.close_bet(item, kind, result) for item, kind, _, result in batch])
+    markers and status conditions make it exactly once), by the wallet that took them: an
+    operator's credits are written to the outbox in that transaction, and sent after it."""
+    wallets.of_bet(batch[0][0]).credit(player, batch, [store.close_bet(item, kind, result)
+                                                       for item, kind, _, result in batch])
 
 
 def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> None:
