@@ -158,6 +158,43 @@ def test_planted_hole_card_in_a_players_view_is_reported(monkeypatch: pytest.Mon
     assert any(v.invariant == "hidden" and "shows the dealer's cards" in v.detail for v in played.violations)
 
 
+def test_planted_hole_card_in_a_log_line_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.app import dealing
+
+    record = dealing.record
+
+    def chatty(kind: str, detail: dict[str, Any], once: str, **kwargs: Any) -> dict[str, Any]:
+        # the dealing function's log line ("table event") names the card it recorded, face down or not
+        return {**record(kind, detail, once, **kwargs), "card": detail.get("card")}
+
+    monkeypatch.setattr(dealing, "record", chatty)
+    played = world("planted-5", rounds=6, game="deluxe-blackjack")
+    leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
+    assert leaks and "was face down in round" in leaks[0] and '"message": "table event"' in leaks[0], leaks
+
+
+def test_planted_pok_deng_card_in_an_error_answered_while_betting_is_reported(monkeypatch: pytest.MonkeyPatch,
+                                                                              ) -> None:
+    from croupier.app import bets
+    from croupier.app.errors import StateConflict
+
+    place_bets = bets.place_bets
+
+    def telling(table_id: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        # a refusal that says what the table has dealt so far, face down cards included
+        answer = place_bets(table_id, *args, **kwargs)
+        rnd = store.load_round(answer["round_id"])
+        cards = [event["card"] for event in rnd.get("events", []) if "card" in event]
+        if cards:
+            raise StateConflict(f"the cards are coming: {', '.join(cards)}", reason="dealing")
+        return answer
+
+    monkeypatch.setattr(bets, "place_bets", telling)
+    played = world("planted-6", rounds=6, game="pok-deng")
+    leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
+    assert leaks and "StateConflict: the cards are coming" in leaks[0], leaks
+
+
 # --- defects the simulation found -----------------------------------------------------------
 
 

@@ -5,7 +5,10 @@ After every step:
   follows the one before it (``balance_before`` is the previous ``balance_after``, the amount is
   the difference) and no entry is missing (entries are numbered by the wallet's version);
 - **closed once**: a bet settled or refunded never changes again, a finished round never changes
-  status again, and no bet is credited (a payout or a refund) twice.
+  status again, and no bet is credited (a payout or a refund) twice;
+- **hidden cards**: no line the functions wrote and no error a caller was answered names a card
+  face down at its table (the Deluxe hole card; a Pok Deng round's cards while it takes bets), and
+  no player's view of the round shows one (checked as each card is dealt).
 
 When a round finishes:
 - every bet of it is closed, refunded if the round was voided and settled if not;
@@ -25,6 +28,8 @@ At the end of the run:
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +97,7 @@ class Invariants:
     def after_step(self, what: str) -> None:
         self._ledgers()
         self._records()
+        self._said()
 
     def _ledgers(self) -> None:
         world, wallets = self.world, settings().wallet_table
@@ -155,6 +161,51 @@ class Invariants:
                                                   f"{new_status}", pk.removeprefix("ROUND#"))
                 if new_status in FINISHED and old_status not in FINISHED:
                     self.round_finished(store.plain(plain(new)))
+
+    def _said(self) -> None:
+        """No line the functions wrote and no error a caller was answered in the step names a card
+        while it is face down at its table (a code also face up in a round being played is not told
+        apart, and is not looked for)."""
+        said = self.world.output.take()
+        if not said:
+            return
+        secrets = self._secrets()
+        if not secrets:
+            return
+        named = re.compile(rf"(?<![A-Za-z0-9])({'|'.join(secrets)})(?![A-Za-z0-9])")
+        for text in said:
+            self.checked["hidden-said"] += 1
+            found = named.search(text)
+            if found:
+                round_id = secrets[found.group(1)]
+                self.violation("hidden", f"a line written or answered while {found.group(1)} was face down in "
+                                         f"round {round_id} names it: {_as_said(text)}", round_id)
+
+    def _secrets(self) -> dict[str, str]:
+        """The cards face down at the tables now (each with its round): the Deluxe hole card until
+        its round reveals it, a Pok Deng round's cards while it takes bets; less the codes face up in
+        a round being played."""
+        hidden: dict[str, str] = {}
+        face_up: list[str] = []
+        for table in self.world.tables.values():
+            physical = table.physical
+            if physical is None or not physical.cards:
+                continue
+            status = (self.world.dynamo.peek(settings().game_table, store.round_key(physical.round_id))
+                      or {}).get("status")
+            if status in FINISHED:
+                continue
+            down = [] if status in REVEALED else (
+                list(physical.cards) if status in TAKING_BETS else [] if table.game == "pok-deng"
+                else list(physical.face_down))
+            up = list(physical.cards)
+            for code in down:
+                up.remove(code)
+                hidden[code] = physical.round_id
+            face_up += up
+        for code in face_up:
+            hidden.pop(code, None)
+        return hidden
 
     def hidden(self, table: Any, physical: Any, rnd: dict[str, Any]) -> None:
         """A card dealt face down is in no player's view of the round while it is face down at the
@@ -302,6 +353,23 @@ class Invariants:
         if problems:
             for problem in problems:
                 self.violation("audit", str(problem))
+
+
+MACHINE_FIELDS = frozenset({"timestamp", "cold_start", "location", "function_arn", "function_memory_size",
+                            "function_request_id", "xray_trace_id", "_aws"})
+"""What a log line says of the machine and the process, not of the world: left out of a report,
+which the seed alone decides."""
+
+
+def _as_said(text: str) -> str:
+    """A line as a report quotes it: a log line without its machine's fields, at most 300 characters."""
+    try:
+        line = json.loads(text)
+    except ValueError:
+        line = None
+    if isinstance(line, dict):
+        text = json.dumps({k: v for k, v in line.items() if k not in MACHINE_FIELDS}, sort_keys=True, default=str)
+    return text.strip()[:300]
 
 
 def same_value(a: Any, b: Any) -> bool:

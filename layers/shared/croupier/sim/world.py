@@ -342,11 +342,11 @@ class World:
 
         uuid.uuid4 = seeded_uuid4
         try:
-            with aws.standing_in(self.aws), using(self.clock), config.using(self._settings()), \
-                    self.output.capturing():
+            with aws.standing_in(self.aws), using(self.clock), config.using(self._settings()):
                 if not self.handlers:
                     self._deploy()
-                yield self
+                with self.output.capturing():  # the functions' loggers made (by their imports)
+                    yield self
         finally:
             uuid.uuid4 = machine_uuid4
 
@@ -397,9 +397,11 @@ class World:
             result = run()
         except FunctionDied as died:
             raise Failure("Sandbox.Timedout" if invocation.timeout else "Runtime.ExitError", str(died)) from None
-        except CroupierError:
+        except CroupierError as refused:
+            self.output.answered(refused)
             raise  # a refusal: the caller is told why (a 4xx), nothing went wrong
         except Exception as exc:
+            self.output.answered(exc)
             self.function_errors[f"{function}: {type(exc).__name__}"] += 1
             raise Failure(type(exc).__name__, str(exc)) from None
         finally:
@@ -863,17 +865,29 @@ class World:
 
 
 class Output:
-    """What the functions write to standard output (their log lines, their metrics), kept while a
-    world runs instead of printed: a run's own report is all it prints."""
+    """What the functions write to standard output (their log lines, their metrics) and the errors
+    their callers are answered, kept while a world runs instead of printed (a run's own report is
+    all it prints), until the invariants have read them (:meth:`take`)."""
 
     def __init__(self) -> None:
         self.lines = 0
         self.bytes = 0
+        self.said: list[str] = []
 
     def write(self, text: str) -> int:
         self.lines += text.count("\n")
         self.bytes += len(text)
+        self.said.append(text)
         return len(text)
+
+    def answered(self, error: BaseException) -> None:
+        """An error a caller was answered (a refusal, a function's error)."""
+        self.said.append(f"{type(error).__name__}: {error}")
+
+    def take(self) -> list[str]:
+        """What was written and answered since the last time, once."""
+        said, self.said = self.said, []
+        return said
 
     def flush(self) -> None:
         pass
@@ -886,8 +900,10 @@ class Output:
         streams = [h.setStream(self) for h in handlers]
         loggers = [logging.getLogger(name) for name in logging.Logger.manager.loggerDict]
         levels = [logger.level for logger in loggers]
-        for logger in loggers:  # the functions' warnings and errors are kept (counted); no info lines
-            if logger.level < logging.WARNING:
+        for logger in loggers:  # the functions' own lines down to info are read (for hidden cards);
+            if logger.name.startswith("croupier"):  # the libraries' warnings and errors only
+                logger.setLevel(logging.INFO)
+            elif logger.level < logging.WARNING:
                 logger.setLevel(logging.WARNING)
         try:
             with contextlib.redirect_stdout(self), warnings.catch_warnings():
