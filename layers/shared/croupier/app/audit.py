@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..transcript import Transcript, replay
-from . import clock, reconcile, store
+from . import clock, keys, reconcile, store
 from .engine import bet_from_item, rebuild
 from .records import FINISHED, BetStatus, RoundStatus
 
@@ -97,17 +97,16 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
     ledgers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     markers: dict[str, dict[str, Any]] = {}
     wallets: dict[str, dict[str, Any]] = {}
-    calls = [i for i in wallet_items if i["pk"].startswith("CALL#")]
+    calls = [i for i in wallet_items if keys.kind_of(i) == "call"]
     for item in wallet_items:
-        if item["pk"].startswith("CALL#"):
-            continue
-        player = item["pk"].split("#", 1)[1]
-        if item["sk"] == "BALANCE":
+        kind = keys.kind_of(item)
+        player = keys.player_of(item["pk"])
+        if kind == "wallet":
             wallets[player] = item
-        elif item["sk"].startswith("LEDGER#"):
+        elif kind == "ledger-entry":
             ledgers[player].append(item)
-        elif item["sk"].startswith("OP#"):
-            markers[f"{player}|{item['sk'][3:]}"] = item
+        elif kind == "marker":
+            markers[f"{player}|{keys.op_of(item['sk'])}"] = item
     report.wallets = len(wallets)
     credits_by_bet: dict[str, list[int]] = defaultdict(list)
     debits_by_bet: dict[str, int] = defaultdict(int)
@@ -141,8 +140,8 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         if player not in ledgers and int(wallet.get("balance", 0)) != 0:
             report.problems.append(f"wallet {player}: balance {wallet['balance']} without any ledger entry")
         report.balances += int(wallet.get("balance", 0))
-    rounds = {i["round_id"]: i for i in game_items if i["pk"].startswith("ROUND#") and i["sk"] == "META"}
-    every_bet = [i for i in game_items if i["sk"].startswith("BET#")]
+    rounds = {i["round_id"]: i for i in game_items if keys.kind_of(i) == "round"}
+    every_bet = [i for i in game_items if keys.kind_of(i) == "bet"]
     bets = [b for b in every_bet if not b.get("operator")]  # seamless bets: check 6
     report.rounds, report.bets = len(rounds), len(every_bet)
     by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -193,11 +192,10 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
     """Check 5: the rounds' cards against the tables' device logs."""
     problems: list[str] = []
     logs: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
-    cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items
-               if i["pk"].startswith("TABLE#") and i["sk"] == "META"}
+    cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items if keys.kind_of(i) == "table"}
     for item in game_items:
-        if item["pk"].startswith("LOG#") and item["sk"].startswith("E#"):
-            logs[item["pk"][4:]][int(item["n"])] = item
+        if keys.kind_of(item) == "log-entry":
+            logs[keys.table_of_log(item["pk"])][int(item["n"])] = item
     for table_id, entries in logs.items():
         scans: dict[str, int] = {}
         for n, entry in sorted(entries.items()):

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import betting
 from ..games.base import Bet
-from . import alerts, store, wallets, workflow
+from . import alerts, keys, store, wallets, workflow
 from .engine import bet_from_item, bet_to_item
 from .errors import AppError, StateConflict
 from .records import BetStatus, RoundStatus
@@ -96,11 +96,11 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             shard = store.shard_of(bet.id, shards)
             previous = by_id.get(bet.id)
             now = store.now_ms()
-            item = {**store.bet_key(round_id, shard, bet.id), **bet_to_item(bet), "round_id": round_id,
+            item = {**keys.bet_key(round_id, shard, bet.id), **bet_to_item(bet), "round_id": round_id,
                     "table_id": table_id, "game": rnd["game"], "shard": shard, "status": BetStatus.OPEN,
                     "taken": (int(previous["taken"]) if previous else 0) + debit,
                     "placed_at": previous["placed_at"] if previous else now,
-                    "gsi1pk": f"PLAYER#{player}", "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
+                    "gsi1pk": keys.player_index(player), "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
             item["gsi1sk"] = f"{item['placed_at']:013d}#{bet.id}"
             wallet.stamp(item, previous)
             written.append((item, int(previous["amount"]) if previous else None))
@@ -110,7 +110,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                 stakes.append(wallets.Stake(f"bet:{bet.id}:stake:{idempotency_key}", debit, bet.id,
                                             "reservation" if rnd["game"] == POK_DENG else "stake",
                                             {"round_id": round_id, "bet_id": bet.id, "table_id": table_id}))
-        new_summary = {**store.player_round_key(round_id, player), "bets": list(by_id.values()),
+        new_summary = {**keys.player_round_key(round_id, player), "bets": list(by_id.values()),
                        "keys": [*(summary or {}).get("keys", []), idempotency_key],
                        "round_id": round_id, "player": player}
 

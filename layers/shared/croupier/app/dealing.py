@@ -37,7 +37,7 @@ from ..errors import CroupierError, ShoeError
 from ..games import engine_class
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow
 from ..shoe import CardUse, Shoe, ShoePhase
-from . import alerts, store, visibility, workflow
+from . import alerts, keys, store, visibility, workflow
 from .bets import close_betting
 from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
@@ -102,7 +102,7 @@ def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
         raise StateConflict("a round is in play: shuffle between rounds", reason="round-in-play")
     detail = {"table_id": table_id, "shoe_id": shoe_id or f"s-{uuid.uuid4().hex[:10]}"}
     n = record("shoe-shuffled", detail, f"api:{uuid.uuid4().hex}")["recorded"]
-    entry = store.get(store.game_table(), store.log_entry_key(table_id, int(n))) or {}
+    entry = store.get(store.game_table(), keys.log_entry_key(table_id, int(n))) or {}
     if entry.get("state") != "taken":  # a round opened meanwhile: the entry says so
         raise StateConflict(f"the shuffle was not taken: {entry.get('reason', 'it waits behind the table log')}",
                             reason="round-in-play")

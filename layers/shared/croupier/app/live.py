@@ -21,7 +21,7 @@ from typing import Any
 from ..domain_events import validated
 from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
-from . import store, visibility
+from . import keys, store, visibility
 from .engine import apply_event, bet_from_item, expectation_key
 from .lobby import shoe_roads
 from .records import BetStatus, RoundStatus
@@ -35,18 +35,10 @@ VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
 
 def events_of(old: dict[str, Any] | None, new: dict[str, Any] | None, at: int) -> list[dict[str, Any]]:
     """The events of one item's change (``old`` and ``new`` images, ``None`` for none)."""
-    item = new or old or {}
-    pk, sk = str(item.get("pk", "")), str(item.get("sk", ""))
-    if pk.startswith("ROUND#") and sk == "META":
-        out = _round_events(old, new, at) if new is not None else []
-    elif pk.startswith("TABLE#") and sk == "META":
-        out = _table_events(old, new, at) if new is not None else []
-    elif sk.startswith("BET#") and "#SHARD#" in pk:
-        out = _bet_events(old, new, at) if new is not None else []
-    elif pk.startswith("LOG#") and sk.startswith("E#"):
-        out = _log_events(old, new, at) if new is not None else []
-    else:
-        out = []
+    kind = keys.kind_of(new or old or {})
+    made = {"round": _round_events, "table": _table_events, "bet": _bet_events,
+            "log-entry": _log_events}.get(kind or "")
+    out = made(old, new, at) if made is not None and new is not None else []
     return [validated(e) for e in out]
 
 
@@ -220,7 +212,7 @@ def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
 
     def lookup(round_id: str | None) -> Any:
         if round_id is None:  # an entry that names no round: the table's round now, if any
-            round_id = (store.get(store.game_table(), store.table_key(table_id)) or {}).get("round_id")
+            round_id = (store.get(store.game_table(), keys.table_key(table_id)) or {}).get("round_id")
         return rounds(round_id)
 
     shown = visibility.log_entry(new, lookup, None)  # a face-down card "??": GET .../log shows it once revealed

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules import PokDengRules
-from . import store
+from . import keys, store
 from .config import settings
 from .identity import Identity
 from .play import play
@@ -28,16 +28,7 @@ from .queries import decode_cursor, encode_cursor, table_view
 from .records import RoundStatus
 from .rounds import BLACKJACK, table_rules
 
-TABLES = "TABLES"
 ROAD_GAMES = ("baccarat", "pok-deng")
-
-
-def rounds_partition(table_id: str) -> str:
-    return f"ROUNDS#{table_id}"
-
-
-def results_key(table_id: str, shoe_id: str) -> dict[str, str]:
-    return {"pk": f"SHOE#{table_id}#{shoe_id}", "sk": "RESULTS"}
 
 
 def result_of(rnd: dict[str, Any]) -> dict[str, Any] | None:
@@ -60,7 +51,7 @@ def append_result(rnd: dict[str, Any]) -> dict[str, Any] | None:
     if result is None:
         return None
     return {"Update": {
-        "TableName": settings().game_table, "Key": results_key(rnd["table_id"], rnd["shoe_id"]),
+        "TableName": settings().game_table, "Key": keys.results_key(rnd["table_id"], rnd["shoe_id"]),
         "UpdateExpression": "SET results = list_append(if_not_exists(results, :none), :one), "
                             "round_ids = list_append(if_not_exists(round_ids, :none), :id), game = :game",
         "ConditionExpression": "attribute_not_exists(round_ids) OR NOT contains(round_ids, :rid)",
@@ -72,7 +63,7 @@ def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] 
     """The roads of a shoe so far (None for a game without roads, or no shoe)."""
     if game not in ROAD_GAMES or not shoe_id:
         return None
-    results = (store.get(store.game_table(), results_key(table_id, shoe_id)) or {}).get("results") or []
+    results = (store.get(store.game_table(), keys.results_key(table_id, shoe_id)) or {}).get("results") or []
     from .. import roads
 
     if game == "baccarat":
@@ -96,14 +87,14 @@ def table_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
 
 
 def lobby(who: Identity, limit: int, cursor: str | None) -> dict[str, Any]:
-    page = _page(TABLES, limit, cursor, newest_first=False)
+    page = _page(keys.TABLES, limit, cursor, newest_first=False)
     return {"tables": [table_summary(item, who) for item in page["items"]], "cursor": page["cursor"]}
 
 
 def table_rounds(table_id: str, limit: int, cursor: str | None, shoe_id: str | None = None) -> dict[str, Any]:
     """A table's rounds, newest first, each as players see it once it is over."""
     store.load_table(table_id)  # 404 for a table that does not exist
-    page = _page(rounds_partition(table_id), limit, cursor, newest_first=True,
+    page = _page(keys.rounds_index(table_id), limit, cursor, newest_first=True,
                  shoe_id=shoe_id)
     return {"table_id": table_id, "rounds": [_round_line(item) for item in page["items"]], "cursor": page["cursor"]}
 

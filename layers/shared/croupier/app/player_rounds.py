@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from . import store
+from . import keys, store
 from .queries import decode_cursor, encode_cursor
 from .responses import _Out
 
@@ -54,7 +54,7 @@ def _sort_key(ms: int, last: bool) -> str:
 
 def player_rounds(player: str, limit: int, cursor: str | None, table_id: str | None = None,
                   since: int | None = None, until: int | None = None) -> dict[str, Any]:
-    partition = f"PLAYER#{player}"
+    partition = keys.player_index(player)
     values: dict[str, Any] = {":p": partition}
     condition = "gsi1pk = :p"
     if since is not None or until is not None:
@@ -75,7 +75,7 @@ def player_rounds(player: str, limit: int, cursor: str | None, table_id: str | N
         item = store.plain(raw)
         entry = rounds.get(item["round_id"])
         if entry is None:
-            rnd = store.get(store.game_table(), store.round_key(item["round_id"]), consistent=False) or {}
+            rnd = store.get(store.game_table(), keys.round_key(item["round_id"]), consistent=False) or {}
             entry = rounds[item["round_id"]] = {
                 "round_id": item["round_id"], "table_id": item["table_id"], "game": item["game"],
                 "round_in_shoe": rnd.get("round_in_shoe"), "status": rnd.get("status"),

@@ -51,7 +51,7 @@ from typing import Any
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from . import aws, clock, store, visibility
+from . import aws, clock, keys, store, visibility
 from .aws import boto3
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
@@ -99,7 +99,7 @@ def _slot_to_join(table: str, slots: int) -> tuple[int, int | None]:
     """The slot a new watcher of ``table`` joins: the first with fewer than
     ``PUSH_SLOT_WATCHERS`` watchers; when every slot has as many, the least filled. With the count
     the slot must still be below when the watcher joins it (None: the least filled, no limit)."""
-    counts = store.get(store.game_table(), _slots_key(table)) or {}
+    counts = store.get(store.game_table(), keys.slots_key(table)) or {}
     filled = [int(counts.get(_slot_name(s)) or 0) for s in range(slots)]
     room = settings().push_slot_watchers
     for slot, count in enumerate(filled):
@@ -108,42 +108,21 @@ def _slot_to_join(table: str, slots: int) -> tuple[int, int | None]:
     return min(range(slots), key=filled.__getitem__), None
 
 
-def _watch_key(table: str, slot: int, connection_id: str) -> dict[str, str]:
-    return {"pk": f"WATCH#{table}", "sk": f"{slot:03d}#{connection_id}"}
-
-
-def _slots_key(table: str) -> dict[str, str]:
-    return {"pk": f"WATCH#{table}", "sk": "SLOTS"}
-
-
 def _slot_name(slot: int) -> str:
     """The attribute of a table's ``SLOTS`` item counting the watchers of one slot."""
     return f"slot{slot:03d}"
-
-
-def _connection_key(connection_id: str) -> dict[str, str]:
-    return {"pk": f"CONN#{connection_id}", "sk": "META"}
-
-
-STAFF = "S#"
-"""The sort key prefix of a table's staff watchers (``S#<connection>``): who its staff events go to."""
-
-
-def _player_prefix(subject: str) -> str:
-    """The sort key prefix of one player's watches of a table (``P#<subject>#<connection>``)."""
-    return f"P#{subject}#"
 
 
 def _audience_keys(table: str, who: Identity, connection_id: str) -> list[dict[str, str]]:
     """The keys by which a watch of ``table`` is found for the events that are not public: a
     player's under its subject, a staff member's (of that table, or of every table) under staff.
     A watcher who is neither receives public events only, and has none."""
-    keys = []
+    found = []
     if who.role == "player":
-        keys.append({"pk": f"WATCH#{table}", "sk": f"{_player_prefix(who.subject)}{connection_id}"})
+        found.append({"pk": keys.watch_pk(table), "sk": f"{keys.player_watch(who.subject)}{connection_id}"})
     if visibility.staff_of(who, None if table == EVERY_TABLE else table):
-        keys.append({"pk": f"WATCH#{table}", "sk": f"{STAFF}{connection_id}"})
-    return keys
+        found.append({"pk": keys.watch_pk(table), "sk": f"{keys.STAFF}{connection_id}"})
+    return found
 
 
 # --- the WebSocket routes --------------------------------------------------------------------
@@ -154,7 +133,7 @@ def connect(connection_id: str, who: Identity, token_expires_at: int | None = No
     ``exp``, seconds since the epoch; at most the connection's two hours)."""
     expires = clock.now_s() + CONNECTION_HOURS * 3600
     store.game_table().put_item(Item={
-        **_connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
+        **keys.connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
         "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
         "slot_at": {}, "connected_at": store.now_ms(), "expires_at": expires,
         "token_expires_at": min(expires, int(token_expires_at or expires))})
@@ -178,7 +157,7 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
                         reason="not-this-connection")
     until = min(int(connection["expires_at"]), int(token_expires_at))
     for table in connection.get("tables", []):
-        watch = _watch_key(table, slot_at(connection, table), connection_id)
+        watch = keys.watch_key(table, slot_at(connection, table), connection_id)
         for key in (watch, *_audience_keys(table, known, connection_id)):
             try:
                 store.game_table().update_item(Key=key, UpdateExpression="SET token_expires_at = :u",
@@ -187,7 +166,7 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
             except ClientError as exc:
                 if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                     raise
-    store.game_table().update_item(Key=_connection_key(connection_id), UpdateExpression="SET token_expires_at = :u",
+    store.game_table().update_item(Key=keys.connection_key(connection_id), UpdateExpression="SET token_expires_at = :u",
                                    ExpressionAttributeValues={":u": until})
     return until
 
@@ -205,7 +184,7 @@ def close(connection_id: str, message: dict[str, Any] | None = None) -> None:
 
 
 def _connection(connection_id: str) -> dict[str, Any]:
-    item = store.get(store.game_table(), _connection_key(connection_id))
+    item = store.get(store.game_table(), keys.connection_key(connection_id))
     if item is None:
         raise StateConflict("this connection is not known (connect again)", reason="no-connection")
     return item
@@ -237,7 +216,7 @@ def admit(connection_id: str) -> None:
     table = store.game_table()
     names = {"#w": "msg_second"}
     try:
-        table.update_item(Key=_connection_key(connection_id), UpdateExpression="SET #w = :s, msg_count = :one",
+        table.update_item(Key=keys.connection_key(connection_id), UpdateExpression="SET #w = :s, msg_count = :one",
                           ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#w) OR #w <> :s)",
                           ExpressionAttributeNames=names, ExpressionAttributeValues={":s": second, ":one": 1})
         return
@@ -245,7 +224,7 @@ def admit(connection_id: str) -> None:
         if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
     try:
-        table.update_item(Key=_connection_key(connection_id), UpdateExpression="ADD msg_count :one",
+        table.update_item(Key=keys.connection_key(connection_id), UpdateExpression="ADD msg_count :one",
                           ConditionExpression="#w = :s AND msg_count < :max", ExpressionAttributeNames=names,
                           ExpressionAttributeValues={":s": second, ":one": 1, ":max": MESSAGES_PER_SECOND})
     except ClientError as exc:
@@ -274,7 +253,7 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
             store.load_table(table)  # 404 for a table that does not exist
     for table in new:
         _watch(connection, who, table)
-    after = store.get(store.game_table(), _connection_key(connection_id)) or {}
+    after = store.get(store.game_table(), keys.connection_key(connection_id)) or {}
     return list(after.get("tables", []))
 
 
@@ -293,14 +272,14 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
         slot, below = _slot_to_join(table, slots) if in_order else (slot_of(connection_id, slots), None)
         if attempt == slots:  # the slots filled as fast as they were chosen: the least filled, no limit
             below = None
-        count: dict[str, Any] = {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :one",
+        count: dict[str, Any] = {"TableName": name, "Key": keys.slots_key(table), "UpdateExpression": "ADD #s :one",
                                  "ExpressionAttributeNames": {"#s": _slot_name(slot)},
                                  "ExpressionAttributeValues": {":one": 1}}
         if below is not None:
             count["ConditionExpression"] = "attribute_not_exists(#s) OR #s < :room"
             count["ExpressionAttributeValues"][":room"] = below
         listed: dict[str, Any] = {
-            "TableName": name, "Key": _connection_key(connection_id),
+            "TableName": name, "Key": keys.connection_key(connection_id),
             "UpdateExpression": "SET tables = list_append(tables, :t)" + (", slot_at.#t = :slot" if in_order else ""),
             "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) AND size(tables) < :max",
             "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": MAX_TABLES,
@@ -309,13 +288,13 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
         try:
             store.write([
                 {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                         "Item": {**_watch_key(table, slot, connection_id), **watcher}}},
+                         "Item": {**keys.watch_key(table, slot, connection_id), **watcher}}},
                 *({"Put": {"TableName": name, "Item": {**key, **watcher}}}
                   for key in _audience_keys(table, who, connection_id)),
                 {"Update": count}, {"Update": listed}])
             return
         except store.Conflict:
-            now = store.get(store.game_table(), _connection_key(connection_id))
+            now = store.get(store.game_table(), keys.connection_key(connection_id))
             if now is None:
                 raise StateConflict("this connection is not known (connect again)", reason="no-connection") from None
             if table in now.get("tables", []):
@@ -328,7 +307,7 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
 
 def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None:
     """Stop watching ``tables`` (all of them when None: the connection is gone)."""
-    connection = store.get(store.game_table(), _connection_key(connection_id))
+    connection = store.get(store.game_table(), keys.connection_key(connection_id))
     if connection is None:
         return
     leaving = list(connection.get("tables", []) if tables is None else tables)
@@ -341,22 +320,22 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
         name = settings().game_table
         try:
             store.write([
-                {"Delete": {"TableName": name, "Key": _watch_key(table, slot, connection_id),
+                {"Delete": {"TableName": name, "Key": keys.watch_key(table, slot, connection_id),
                             "ConditionExpression": "attribute_exists(pk)"}},
                 *({"Delete": {"TableName": name, "Key": key}}
                   for key in _audience_keys(table, identity_of(connection), connection_id)),
-                {"Update": {"TableName": name, "Key": _slots_key(table), "UpdateExpression": "ADD #s :minus",
+                {"Update": {"TableName": name, "Key": keys.slots_key(table), "UpdateExpression": "ADD #s :minus",
                             "ExpressionAttributeNames": {"#s": _slot_name(slot)},
                             "ExpressionAttributeValues": {":minus": -1}}}])
         except store.Conflict:
             continue
     if tables is None:
-        store.game_table().delete_item(Key=_connection_key(connection_id))
+        store.game_table().delete_item(Key=keys.connection_key(connection_id))
     else:
         kept = [t for t in connection.get("tables", []) if t not in leaving]
         joined = {t: s for t, s in (connection.get("slot_at") or {}).items() if t in kept}
         store.game_table().update_item(
-            Key=_connection_key(connection_id),
+            Key=keys.connection_key(connection_id),
             UpdateExpression="SET tables = :t" + (", slot_at = :j" if "slot_at" in connection else ""),
             ExpressionAttributeValues={":t": kept, **({":j": joined} if "slot_at" in connection else {})})
 
@@ -418,9 +397,9 @@ def audience_watchers(watched: str, audience: tuple[str, str]) -> list[dict[str,
     kind, subject = audience
     if kind == "player" and watched == EVERY_TABLE:
         return []  # only staff watch every table
-    prefix = STAFF if kind == "staff" else _player_prefix(subject)
+    prefix = keys.STAFF if kind == "staff" else keys.player_watch(subject)
     items = store.query_all(store.game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
-                            ExpressionAttributeValues={":p": f"WATCH#{watched}", ":s": prefix},
+                            ExpressionAttributeValues={":p": keys.watch_pk(watched), ":s": prefix},
                             ConsistentRead=True)  # as the slot counts are read: a watch just made counts
     return [{k: item[k] for k in WATCHER_FIELDS if k in item} for item in items]
 
@@ -444,7 +423,7 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
             entries.extend((group, {"watched": watched, "to": reached[i:i + TARGETED_PER_MESSAGE]})
                            for i in range(0, len(reached), TARGETED_PER_MESSAGE))
             continue
-        counts = store.get(store.game_table(), _slots_key(watched)) or {}
+        counts = store.get(store.game_table(), keys.slots_key(watched)) or {}
         for name, count in sorted(counts.items()):
             if name.startswith("slot") and int(count) > 0:
                 entries.append((f"{watched}:{int(name[4:])}", {"watched": watched, "slot": int(name[4:])}))
@@ -458,7 +437,7 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
 
 def watchers(table: str, slot: int) -> Iterable[dict[str, Any]]:
     return store.query_all(store.game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
-                           ExpressionAttributeValues={":p": f"WATCH#{table}", ":s": f"{slot:03d}#"})
+                           ExpressionAttributeValues={":p": keys.watch_pk(table), ":s": keys.watch_slot(slot)})
 
 
 def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str, Any]], message_id: str,

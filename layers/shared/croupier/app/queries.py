@@ -6,7 +6,7 @@ import base64
 import json
 from typing import Any
 
-from . import store, wallets
+from . import keys, store, wallets
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
@@ -68,7 +68,7 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     seated hand (as at the table) but of the seats and bets behind only their own ids, their own
     bets, and of a window only their own bets in it; the house's result only for operators and
     supervisors."""
-    item = store.get(store.game_table(), store.round_key(round_id))
+    item = store.get(store.game_table(), keys.round_key(round_id))
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
     out = round_summary(item, who)
@@ -127,10 +127,10 @@ def _players_hands(hands: dict[str, Any], player: str, own: set[str]) -> dict[st
 
 def player_bets(item: dict[str, Any], player: str) -> list[dict[str, Any]]:
     """The caller's own bets in this round, with their results once settled."""
-    summary = store.get(store.game_table(), {"pk": f"ROUND#{item['round_id']}#PLAYER#{player}", "sk": "BETS"})
+    summary = store.get(store.game_table(), keys.player_round_key(item["round_id"], player))
     out = []
     for bet in (summary or {}).get("bets", []):
-        stored = store.get(store.game_table(), store.bet_key(item["round_id"], int(bet["shard"]), bet["bet_id"]))
+        stored = store.get(store.game_table(), keys.bet_key(item["round_id"], int(bet["shard"]), bet["bet_id"]))
         if stored:
             out.append({k: stored.get(k) for k in ("bet_id", "type", "seat", "mode", "amount", "taken", "status",
                                                     "result") if stored.get(k) is not None})
@@ -154,7 +154,7 @@ _CURSOR_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk"})
 
 
 def _decode(cursor: str | None, player: str) -> dict[str, Any] | None:
-    return decode_cursor(cursor, _player_partition(player))
+    return decode_cursor(cursor, keys.player_index(player))
 
 
 def decode_cursor(cursor: str | None, partition: str) -> dict[str, Any] | None:
@@ -178,16 +178,12 @@ def encode_cursor(key: dict[str, Any] | None) -> str | None:
     return _encode(key)
 
 
-def _player_partition(player: str) -> str:
-    return f"PLAYER#{player}"
-
-
 def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """The player's bet record, newest first, paged: per bet the table, game, round, time, amounts,
     outcome and payout, the balance after its settlement (from the ledger), and per round its cards
     and hands and the decisions taken."""
     kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
-                              "ExpressionAttributeValues": {":p": _player_partition(player)},
+                              "ExpressionAttributeValues": {":p": keys.player_index(player)},
                               "ScanIndexForward": False, "Limit": limit}
     start = _decode(cursor, player)
     if start:
@@ -201,8 +197,7 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
         entry = {k: item.get(k) for k in fields if item.get(k) is not None}
         kind = {BetStatus.SETTLED: "settle", BetStatus.REFUNDED: "refund"}.get(item["status"])
         if kind:
-            key = {"pk": f"WALLET#{player}", "sk": f"OP#bet:{item['bet_id']}:{kind}"}
-            marker = store.get(store.wallet_table(), key)
+            marker = store.get(store.wallet_table(), keys.marker_key(player, f"bet:{item['bet_id']}:{kind}"))
             if marker:
                 entry["balance_after"] = int(marker["balance_after"])
         bets.append(entry)
@@ -212,7 +207,7 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
 
 
 def _round_record(round_id: str, player: str) -> dict[str, Any]:
-    rnd = store.get(store.game_table(), store.round_key(round_id), consistent=False)
+    rnd = store.get(store.game_table(), keys.round_key(round_id), consistent=False)
     if rnd is None:
         return {}
     out: dict[str, Any] = {"status": rnd["status"], "round_in_shoe": rnd.get("round_in_shoe"),
@@ -235,10 +230,10 @@ LEDGER_FIELDS = ("amount", "balance_before", "balance_after", "kind", "at", "rou
 
 
 def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
-    item = store.get(store.wallet_table(), store.wallet_key(player))
+    item = store.get(store.wallet_table(), keys.wallet_key(player))
     ledger = list(store.wallet_table().query(
         KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False, Limit=entries,
-        ExpressionAttributeValues={":p": f"WALLET#{player}", ":l": "LEDGER#"}).get("Items", []))
+        ExpressionAttributeValues={":p": keys.wallet_pk(player), ":l": keys.LEDGER}).get("Items", []))
     return {"player": player, "balance": int(item["balance"]) if item else 0,
             "ledger": [{k: v for k, v in store.plain(e).items() if k in LEDGER_FIELDS} for e in ledger]}
 
@@ -260,7 +255,7 @@ def round_record(round_id: str) -> dict[str, Any]:
     stay hidden, and a transcript would show them."""
     from .audit import transcript_of  # the audit's own transcript of a stored round: one way to make it
 
-    item = store.get(store.game_table(), store.round_key(round_id))
+    item = store.get(store.game_table(), keys.round_key(round_id))
     if item is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
     if item["status"] != RoundStatus.SETTLED:
@@ -279,11 +274,11 @@ def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     entries = []
     for bet in bets:
         player = bet["player"]
-        wallet = f"WALLET#{player}"
+        of_bet = keys.marker_key(player, f"bet:{bet['bet_id']}:")  # the markers' keys begin with it
         markers = store.query_all(store.wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
-                                  ExpressionAttributeValues={":p": wallet, ":op": f"OP#bet:{bet['bet_id']}:"})
+                                  ExpressionAttributeValues={":p": of_bet["pk"], ":op": of_bet["sk"]})
         for marker in markers:
-            entry = store.get(store.wallet_table(), {"pk": wallet, "sk": f"LEDGER#{int(marker['seq']):012d}"})
+            entry = store.get(store.wallet_table(), keys.ledger_key(player, int(marker["seq"])))
             if entry:
                 plain = store.plain(entry)
                 entries.append({"player": player, **{k: v for k, v in plain.items() if k in LEDGER_FIELDS}})

@@ -25,7 +25,7 @@ from .. import betting
 from ..errors import ShoeError
 from ..rules import Rules, Timers, load_rules
 from ..shoe import Shoe
-from . import seamless, store, wallets, workflow
+from . import keys, seamless, store, wallets, workflow
 from .config import settings
 from .errors import StateConflict
 from .records import ACTIVE, TAKING_BETS, RoundStatus
@@ -81,7 +81,7 @@ def start_round(table_id: str) -> dict[str, Any]:
             seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
         now = store.now_ms()
         round_item = {
-            **store.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
+            **keys.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
             "wallet": seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
             # once the game's defaults change; stored apart, once, as every round is written often
@@ -91,7 +91,7 @@ def start_round(table_id: str) -> dict[str, Any]:
             "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
             "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
             "seats": seats, "expect_key": None, "expect_since": None, "history": [],
-            "gsi1pk": f"ROUNDS#{table_id}", "gsi1sk": f"{now:013d}#{round_id}",  # the table's history
+            "gsi1pk": keys.rounds_index(table_id), "gsi1sk": f"{now:013d}#{round_id}",  # the table's history
         }
         table.update(shoe=shoe.to_dict(), round_id=round_id, round_status=RoundStatus.BETTING, seats=seats,
                      closes_at=round_item["closes_at"])

@@ -52,6 +52,29 @@ from . import aws, clock
 from .aws import boto3
 from .config import forget_settings, settings
 from .errors import NotFound
+from .keys import (
+    DUE,
+    LOG_ENTRY,
+    bet_key,
+    bet_request_key,
+    call_key,
+    ledger_key,
+    log_entry_key,
+    log_entry_sk,
+    log_head_key,
+    log_pk,
+    marker_key,
+    once_key,
+    player_round_key,
+    round_key,
+    round_pk,
+    rules_key,
+    shard_pk,
+    table_key,
+    waiting_key,
+    waiting_pk,
+    wallet_key,
+)
 from .records import BetStatus, RoundStatus
 
 BET_RECORD_DAYS = 400
@@ -168,51 +191,11 @@ def now_ms() -> int:
     return clock.now_ms()
 
 
-# --- keys ------------------------------------------------------------------------------------
-
-
-def table_key(table_id: str) -> dict[str, str]:
-    return {"pk": f"TABLE#{table_id}", "sk": "META"}
-
-
-def round_key(round_id: str) -> dict[str, str]:
-    return {"pk": f"ROUND#{round_id}", "sk": "META"}
+# --- where a bet is kept (every key: croupier.app.keys) -----------------------------------------
 
 
 def shard_of(bet_id: str, shards: int) -> int:
     return int(hashlib.sha256(bet_id.encode()).hexdigest()[:8], 16) % shards
-
-
-def shard_pk(round_id: str, shard: int) -> str:
-    return f"ROUND#{round_id}#SHARD#{shard:03d}"
-
-
-def bet_key(round_id: str, shard: int, bet_id: str) -> dict[str, str]:
-    return {"pk": shard_pk(round_id, shard), "sk": f"BET#{bet_id}"}
-
-
-def player_round_key(round_id: str, player: str) -> dict[str, str]:
-    return {"pk": f"ROUND#{round_id}#PLAYER#{player}", "sk": "BETS"}
-
-
-def bet_request_key(player: str, key: str) -> dict[str, str]:
-    return {"pk": f"BETREQUEST#{player}#{key}", "sk": "BETS"}
-
-
-def log_pk(table_id: str) -> str:
-    return f"LOG#{table_id}"
-
-
-def log_entry_key(table_id: str, n: int) -> dict[str, str]:
-    return {"pk": log_pk(table_id), "sk": f"E#{n:08d}"}
-
-
-def once_key(table_id: str, key: str) -> dict[str, str]:
-    return {"pk": f"ONCE#{table_id}#{key}", "sk": "ONCE"}
-
-
-def wallet_key(player: str) -> dict[str, str]:
-    return {"pk": f"WALLET#{player}", "sk": "BALANCE"}
 
 
 # --- plain reads and writes ------------------------------------------------------------------
@@ -343,10 +326,6 @@ function has read is not known to another (on AWS each has its own memory, and r
 _rules: dict[tuple[str | None, int, str], dict[str, Any]] = {}
 """The rules read or written, by environment, by SDK in use (a simulation's store beside the local
 stack's, in a test session) and by digest."""
-
-
-def rules_key(rules_id: str) -> dict[str, str]:
-    return {"pk": f"ROUND#RULES#{rules_id}", "sk": "RULES"}
 
 
 def keep_rules(rules: dict[str, Any]) -> str:
@@ -515,7 +494,7 @@ def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[s
 def log_head(table_id: str) -> dict[str, Any]:
     """The device log's head: its length ``count`` and, per card reader, the number ``seqs`` of the
     last of its events placed in the log (an empty head for a table that has logged nothing)."""
-    return get(game_table(), {"pk": log_pk(table_id), "sk": "HEAD"}) or {}
+    return get(game_table(), log_head_key(table_id)) or {}
 
 
 def log_count(table_id: str) -> int:
@@ -528,17 +507,11 @@ def once_marker(table_id: str, key: str) -> dict[str, Any] | None:
     return get(game_table(), once_key(table_id, key))
 
 
-def waiting_key(table_id: str, reader: str, seq: int) -> dict[str, str]:
-    """Where a card reader's event waits for the earlier ones of its reader (outside the log's
-    partition: the live function, which reads the log's stream, never sees it)."""
-    return {"pk": f"WAITING#{table_id}", "sk": f"{reader}#{seq:012d}"}
-
-
 def waiting_events(table_id: str) -> list[dict[str, Any]]:
     """The reader events recorded but not yet in the log, each waiting for an earlier one of its
     reader, in each reader's order."""
     return list(query_all(game_table(), KeyConditionExpression="pk = :p",
-                          ExpressionAttributeValues={":p": f"WAITING#{table_id}"}, ConsistentRead=True))
+                          ExpressionAttributeValues={":p": waiting_pk(table_id)}, ConsistentRead=True))
 
 
 def record_device_event(table_id: str, key: str, entry: dict[str, Any],
@@ -589,7 +562,7 @@ def _append(table_id: str, head: dict[str, Any], placed: dict[str, int], extra: 
     condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if not head else
                  {"ConditionExpression": "#c = :before", "ExpressionAttributeNames": {"#c": "count"},
                   "ExpressionAttributeValues": {":before": before}})
-    new_head: dict[str, Any] = {"pk": log_pk(table_id), "sk": "HEAD", "count": n}
+    new_head: dict[str, Any] = {**log_head_key(table_id), "count": n}
     if placed:
         new_head["seqs"] = placed
     try:
@@ -615,7 +588,7 @@ def _wait(table_id: str, key: str, entry: dict[str, Any], reader: str, number: i
                               "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}},
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
                      "Item": {**waiting_key(table_id, reader, number), "entry": entry, "key": key}}},
-            {"ConditionCheck": {"TableName": name, "Key": {"pk": log_pk(table_id), "sk": "HEAD"},
+            {"ConditionCheck": {"TableName": name, "Key": log_head_key(table_id),
                                 "ConditionExpression": "attribute_not_exists(pk) OR attribute_not_exists(seqs.#r) "
                                                        "OR seqs.#r < :before",
                                 "ExpressionAttributeNames": {"#r": reader},
@@ -656,14 +629,14 @@ def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, A
     """The device log's entries after position ``n``, in order (at most ``limit``)."""
     page = game_table().query(
         KeyConditionExpression="pk = :p AND sk BETWEEN :from AND :to", ConsistentRead=True, Limit=limit,
-        ExpressionAttributeValues={":p": log_pk(table_id), ":from": f"E#{n + 1:08d}", ":to": "E#99999999"})
+        ExpressionAttributeValues={":p": log_pk(table_id), ":from": log_entry_sk(n + 1), ":to": log_entry_sk(99999999)})
     return [plain(item) for item in page.get("Items", [])]
 
 
 def log_entries(table_id: str) -> list[dict[str, Any]]:
     """The whole device log of a table, in order."""
     return list(query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :e)",
-                          ExpressionAttributeValues={":p": log_pk(table_id), ":e": "E#"},
+                          ExpressionAttributeValues={":p": log_pk(table_id), ":e": LOG_ENTRY},
                           ConsistentRead=True))
 
 
@@ -680,10 +653,6 @@ def log_entry_update(table_id: str, n: int, fields: dict[str, Any]) -> dict[str,
 # --- money -----------------------------------------------------------------------------------
 
 
-def call_key(transaction: str) -> dict[str, str]:
-    return {"pk": f"CALL#{transaction}", "sk": "CALL"}
-
-
 CALL_HISTORY = 40
 """Attempts of one wallet call kept in full on its item (later ones update ``last`` and the count:
 an outage of hours must not grow the item past DynamoDB's 400 KB)."""
@@ -697,8 +666,8 @@ def call_item(transaction: str, call: str, operator: str, request: dict[str, Any
     return {**call_key(transaction), "transaction_id": transaction, "call": call, "operator": operator,
             "player": request.get("player"), "amount": int(request.get("amount", 0)),
             "round_id": request.get("round_id"), "bet_id": request.get("bet_id"),
-            "round_pk": f"ROUND#{request.get('round_id')}", "request": request, "status": status, "attempts": 0,
-            "history": [], "created_at": now, "updated_at": now, "due_pk": "DUE", "next_at": due_at,
+            "round_pk": round_pk(str(request.get("round_id"))), "request": request, "status": status, "attempts": 0,
+            "history": [], "created_at": now, "updated_at": now, "due_pk": DUE, "next_at": due_at,
             "expires_at": now // 1000 + BET_RECORD_DAYS * 86400}
 
 
@@ -761,14 +730,14 @@ def call_attempted(item: dict[str, Any], attempt: dict[str, Any], *, final: str 
 def due_calls(until: int, limit: int = 200) -> list[dict[str, Any]]:
     """Wallet calls due for the outbox by ``until`` (oldest first)."""
     page = wallet_table().query(IndexName="due", KeyConditionExpression="due_pk = :d AND next_at <= :t",
-                                ExpressionAttributeValues={":d": "DUE", ":t": until}, Limit=limit)
+                                ExpressionAttributeValues={":d": DUE, ":t": until}, Limit=limit)
     return [plain(i) for i in page.get("Items", [])]
 
 
 def round_calls(round_id: str) -> list[dict[str, Any]]:
     """Every wallet call of a round (the index is eventually consistent: a reconciliation)."""
     return list(query_all(wallet_table(), IndexName="by-round", KeyConditionExpression="round_pk = :r",
-                          ExpressionAttributeValues={":r": f"ROUND#{round_id}"}))
+                          ExpressionAttributeValues={":r": round_pk(round_id)}))
 
 
 def balance_of(player: str) -> int:
@@ -807,13 +776,13 @@ def move_money(
         for op, amount, details in legs:
             running += amount
             seq += 1
-            entry = {"pk": f"WALLET#{player}", "sk": f"LEDGER#{seq:012d}", "op": op, "amount": amount,
+            entry = {**ledger_key(player, seq), "op": op, "amount": amount,
                      "balance_before": running - amount, "balance_after": running, "kind": kind, "at": at, **details}
             entries.append(entry)
             items.append({"Put": {"TableName": table, "Item": entry,
                                   "ConditionExpression": "attribute_not_exists(sk)"}})
             items.append({"Put": {"TableName": table, "ConditionExpression": "attribute_not_exists(sk)",
-                                  "Item": {"pk": f"WALLET#{player}", "sk": f"OP#{op}", "seq": seq, "amount": amount,
+                                  "Item": {**marker_key(player, op), "seq": seq, "amount": amount,
                                            "balance_after": running, "at": at}}})
         wallet_item = {**wallet_key(player), "balance": running, "version": seq, "player": player,
                        "updated_at": at}
@@ -854,7 +823,7 @@ def move_money(
 def _markers(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]]) -> list[dict[str, Any]] | None:
     """The stored markers of a movement that happened before (all of its legs), or None if none
     of them exists. Part of one existing is a conflict: never repeat a part of a movement."""
-    done = [get(wallet_table(), {"pk": f"WALLET#{player}", "sk": f"OP#{op}"}) for op, _, _ in legs]
+    done = [get(wallet_table(), marker_key(player, op)) for op, _, _ in legs]
     if all(done):
         return [d for d in done if d is not None]
     if any(done):

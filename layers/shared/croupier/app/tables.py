@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import betting
 from ..rules import load_rules
-from . import seamless, store
+from . import keys, seamless, store
 from .errors import AppError, StateConflict
 from .records import RoundStatus
 from .rounds import BLACKJACK, retry, table_idle, table_rules
@@ -24,11 +24,11 @@ def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str
     load_rules(game, rules)  # validates (RulesError -> 400)
     wallet = seamless.checked_wallet(wallet or {"mode": "internal"})
     table_id = table_id or f"t-{uuid.uuid4().hex[:10]}"
-    item = {**store.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
+    item = {**keys.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
             "reader_id": reader_id, "name": name or table_id, "seats": {}, "shoe": None, "round_id": None,
             "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms(),
             "wallet": wallet,
-            "gsi1pk": "TABLES", "gsi1sk": table_id}  # the lobby lists the tables through the index
+            "gsi1pk": keys.TABLES, "gsi1sk": table_id}  # the lobby lists the tables through the index
     try:
         store.put_new(store.game_table(), item)
     except store.Conflict as exc:

@@ -119,7 +119,7 @@ def log_card(entry: dict[str, Any], lookup: RoundLookup, current_round: str | No
 
 def round_lookup() -> RoundLookup:
     """A :data:`RoundLookup` reading the store, each round (and its engine) once."""
-    from . import store
+    from . import keys, store
     from .engine import rebuild
 
     known: dict[str, tuple[dict[str, Any] | None, RoundEngine | None]] = {}
@@ -128,7 +128,7 @@ def round_lookup() -> RoundLookup:
         if not round_id:
             return None, None
         if round_id not in known:
-            rnd = store.get(store.game_table(), store.round_key(round_id))
+            rnd = store.get(store.game_table(), keys.round_key(round_id))
             known[round_id] = (rnd, rebuild(rnd) if rnd is not None else None)
         return known[round_id]
 

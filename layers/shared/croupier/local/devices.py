@@ -121,14 +121,14 @@ def _describe(entry: dict[str, Any]) -> str:
 def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bool]:
     """What became of the event recorded under ``once`` (its scan id, or ``event:<bus event id>``),
     waiting up to ``wait`` seconds for it to be recorded and leave ``pending``."""
-    from ..app import store
+    from ..app import keys
 
     deadline = time.monotonic() + wait
     entry: dict[str, Any] | None = None
     while True:
-        marker = target.read(store.once_key(table_id, once))
+        marker = target.read(keys.once_key(table_id, once))
         if marker is not None:
-            entry = target.read(store.log_entry_key(table_id, int(marker["n"])))
+            entry = target.read(keys.log_entry_key(table_id, int(marker["n"])))
             if entry is not None and (entry.get("state") != "pending" or entry.get("blocked")):
                 break
         if time.monotonic() > deadline:
@@ -147,7 +147,7 @@ def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bo
 def run(args: argparse.Namespace) -> int:
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-    from ..app import store
+    from ..app import keys
     from .client import TableDevices
 
     table_id = _validated(ShoeShuffled, {"table_id": args.table})["table_id"]
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         where = target(args)
         reader = args.reader
-        table = where.read(store.table_key(table_id)) if where.game_table else None
+        table = where.read(keys.table_key(table_id)) if where.game_table else None
         if table is None and where.game_table:
             raise DeviceError(f"no table {table_id!r} on {where.where}: create it first (POST /tables)",
                               reason="no-table")
@@ -199,13 +199,13 @@ def _next_seq(args: argparse.Namespace, where: Target, table_id: str, reader: st
         return int(args.seq)
     from boto3.dynamodb.conditions import Key
 
-    from ..app import store
-    head = where.read({"pk": store.log_pk(table_id), "sk": "HEAD"}) if where.game_table else None
+    from ..app import keys
+    head = where.read(keys.log_head_key(table_id)) if where.game_table else None
     if where.game_table is None:
         raise DeviceError("give --seq N: the reader's number for its next event (the table cannot be read here)",
                           reason="no-seq")
     last = int(((head or {}).get("seqs") or {}).get(reader, 0))
-    waiting = where.table().query(KeyConditionExpression=Key("pk").eq(f"WAITING#{table_id}")
+    waiting = where.table().query(KeyConditionExpression=Key("pk").eq(keys.waiting_pk(table_id))
                                   & Key("sk").begins_with(f"{reader}#"), ConsistentRead=True).get("Items", [])
     return max([last, *(int(str(item["sk"]).rsplit("#", 1)[1]) for item in waiting)]) + 1
 

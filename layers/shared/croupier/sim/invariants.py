@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..app import store
+from ..app import keys, store
 from ..app.config import settings
 from ..app.engine import bet_from_item
 from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
@@ -86,11 +86,11 @@ class Invariants:
 
     def round_bets(self, round_id: str) -> list[dict[str, Any]]:
         world = self.world
-        rnd = world.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+        rnd = world.dynamo.peek(settings().game_table, keys.round_key(round_id)) or {}
         shards = int(rnd.get("shards", settings().bet_shards))
         return [store.plain(item) for shard in range(shards)
-                for item in world.dynamo.partition(settings().game_table, store.shard_pk(round_id, shard))
-                if str(item["sk"]).startswith("BET#")]
+                for item in world.dynamo.partition(settings().game_table, keys.shard_pk(round_id, shard))
+                if keys.kind_of(item) == "bet"]
 
     # --- after every step ------------------------------------------------------------------------
 
@@ -101,18 +101,18 @@ class Invariants:
 
     def _ledgers(self) -> None:
         world, wallets = self.world, settings().wallet_table
-        touched = {str(key["pk"]).removeprefix("WALLET#") for name, key in world.dynamo.take_changes()
+        touched = {keys.player_of(str(key["pk"])) for name, key in world.dynamo.take_changes()
                    if name == wallets}
         for player in sorted(touched):
             self.checked["ledger"] += 1
-            wallet = world.dynamo.peek(wallets, store.wallet_key(player))
+            wallet = world.dynamo.peek(wallets, keys.wallet_key(player))
             if wallet is None:
                 self.violation("ledger", f"{player}'s wallet is gone")
                 continue
             version, balance = int(wallet["version"]), int(wallet["balance"])
             running = self.balances.get(player, 0)
             for seq in range(self.versions.get(player, 0) + 1, version + 1):
-                entry = world.dynamo.peek(wallets, {"pk": f"WALLET#{player}", "sk": f"LEDGER#{seq:012d}"})
+                entry = world.dynamo.peek(wallets, keys.ledger_key(player, seq))
                 if entry is None:
                     self.violation("ledger", f"{player}'s ledger entry #{seq} is missing (wallet version {version})")
                     continue
@@ -146,19 +146,21 @@ class Invariants:
         world = self.world
         for record in world.dynamo.take_records(settings().game_table, copies=False):
             body = record["dynamodb"]
-            keys, old, new = body["Keys"], body.get("OldImage") or {}, body.get("NewImage") or {}
-            sk, pk = keys["sk"].get("S", ""), keys["pk"].get("S", "")
+            typed, old, new = body["Keys"], body.get("OldImage") or {}, body.get("NewImage") or {}
+            key = {"pk": typed["pk"].get("S", ""), "sk": typed["sk"].get("S", "")}
+            kind = keys.kind_of(key)
             old_status = (old.get("status") or {}).get("S")
             new_status = (new.get("status") or {}).get("S")
-            if sk.startswith("BET#") and old_status in CLOSED:
+            if kind == "bet" and old_status in CLOSED:
                 self.checked["closed-once"] += 1
                 if new_status != old_status or not same_value(new.get("result"), old.get("result")):
-                    self.violation("closed-once", f"bet {sk.removeprefix('BET#')} was {old_status} and changed "
-                                                  f"again: now {new_status}", _round_of(pk))
-            elif sk == "META" and pk.startswith("ROUND#"):
+                    self.violation("closed-once", f"bet {keys.bet_of(key['sk'])} was {old_status} and changed "
+                                                  f"again: now {new_status}", keys.round_of(key["pk"]))
+            elif kind == "round":
                 if old_status in FINISHED and new_status != old_status:
-                    self.violation("closed-once", f"round {pk.removeprefix('ROUND#')} was {old_status} and became "
-                                                  f"{new_status}", pk.removeprefix("ROUND#"))
+                    round_id = keys.round_of(key["pk"])
+                    self.violation("closed-once", f"round {round_id} was {old_status} and became {new_status}",
+                                   round_id)
                 if new_status in FINISHED and old_status not in FINISHED:
                     self.round_finished(store.plain(plain(new)))
 
@@ -191,7 +193,7 @@ class Invariants:
             physical = table.physical
             if physical is None or not physical.cards:
                 continue
-            status = (self.world.dynamo.peek(settings().game_table, store.round_key(physical.round_id))
+            status = (self.world.dynamo.peek(settings().game_table, keys.round_key(physical.round_id))
                       or {}).get("status")
             if status in FINISHED:
                 continue
@@ -319,9 +321,9 @@ class Invariants:
         world = self.world
         self.after_step("end")
         rounds = {str(item["round_id"]) for item in world.dynamo.items(settings().game_table)
-                  if str(item["pk"]).startswith("ROUND#") and item["sk"] == "META"}
+                  if keys.kind_of(item) == "round"}
         for round_id in sorted(rounds | set(world.physical)):  # opened by a press whose answer was lost too
-            rnd = world.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+            rnd = world.dynamo.peek(settings().game_table, keys.round_key(round_id)) or {}
             if rnd.get("status") not in FINISHED:
                 self.violation("liveness", f"round {round_id} never finished: it is {rnd.get('status')}"
                                            f"{' (paused)' if rnd.get('paused') else ''}", round_id)
@@ -375,7 +377,3 @@ def _as_said(text: str) -> str:
 def same_value(a: Any, b: Any) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and same(a, b))
 
-
-def _round_of(pk: str) -> str:
-    """The round of a bet's partition key (``ROUND#{round}#SHARD#{n}``)."""
-    return pk.removeprefix("ROUND#").rsplit("#SHARD#", 1)[0]

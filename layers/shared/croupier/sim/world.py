@@ -41,7 +41,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..app import aws, config, store
+from ..app import aws, config, keys, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
 from ..app.engine import bet_from_item
@@ -490,7 +490,7 @@ class World:
         """The first card and the burn, once the console shows the new shoe (its events and the
         reader's are not ordered on the way: the dealer looks before drawing)."""
         assert table.shoe is not None
-        shown = (self.dynamo.peek(settings().game_table, store.table_key(table.table_id)) or {}).get("shoe") or {}
+        shown = (self.dynamo.peek(settings().game_table, keys.table_key(table.table_id)) or {}).get("shoe") or {}
         if shown.get("shoe_id") != table.shoe.shoe_id:
             if looked < PATIENCE:
                 self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
@@ -574,7 +574,7 @@ class World:
     def _opened_anyway(self, table: TableAtWorld) -> dict[str, Any] | None:
         """The round the console shows open although its "open round" failed (the function died
         after its write, or its answer was lost): the dealer deals the round the table shows."""
-        shown = self.dynamo.peek(settings().game_table, store.table_key(table.table_id)) or {}
+        shown = self.dynamo.peek(settings().game_table, keys.table_key(table.table_id)) or {}
         round_id = shown.get("round_id")
         if not round_id or round_id in self.physical or shown.get("round_status") != RoundStatus.BETTING:
             return None
@@ -632,7 +632,7 @@ class World:
     # --- the dealer and the reader --------------------------------------------------------------
 
     def _round_item(self, round_id: str) -> dict[str, Any]:
-        return self.dynamo.peek(settings().game_table, store.round_key(round_id)) or {}
+        return self.dynamo.peek(settings().game_table, keys.round_key(round_id)) or {}
 
     def _deal(self, table: TableAtWorld, physical: PhysicalRound) -> None:
         rnd = self._round_item(physical.round_id)
