@@ -61,6 +61,23 @@ def test_the_filter_criteria_drop_what_no_pattern_matches() -> None:
     assert sorted(values(seen)) == [("LOG#t", 3), ("ROUND#1", 1)]
 
 
+def test_a_pattern_beyond_the_keys_is_matched_on_the_whole_record() -> None:
+    # the keys alone are looked at only when every pattern looks at nothing else
+    records = written([("ROUND#1", "META", 1), ("ROUND#2", "META", 2)])
+    seen: list[dict[str, Any]] = []
+    on_keys = '{"dynamodb": {"Keys": {"sk": {"S": ["META"]}}}}'
+    on_image = '{"dynamodb": {"NewImage": {"v": {"N": ["2"]}}, "Keys": {"sk": {"S": ["META"]}}}}'
+    mapping = StreamMapping(lambda event: seen.append(event), random.Random(1), filters=[on_keys, on_image])
+    mapping.add(records)
+    mapping.drain()
+    assert sorted(values(seen)) == [("ROUND#1", 1), ("ROUND#2", 2)]
+    seen.clear()
+    mapping = StreamMapping(lambda event: seen.append(event), random.Random(1), filters=[on_image])
+    mapping.add(records)
+    mapping.drain()
+    assert values(seen) == [("ROUND#2", 2)]
+
+
 def test_a_reported_failure_delivers_the_batch_again_from_that_record() -> None:
     # GIVEN one item written four times, and a function that fails the third record once
     records = written([("ROUND#1", "META", n) for n in range(4)])

@@ -207,7 +207,7 @@ def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
 def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
     if old is not None and old.get("state") == new.get("state") and old.get("blocked") == new.get("blocked"):
         return []
-    table_id = new["pk"][4:]
+    table_id = keys.table_of_log(new["pk"])
     rounds = visibility.round_lookup()
 
     def lookup(round_id: str | None) -> Any:

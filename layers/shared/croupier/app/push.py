@@ -64,7 +64,8 @@ EVERY_TABLE = "*"
 MAX_TABLES = 50
 """Tables one connection may watch (``"*"`` counts as one): the lobby's page watches up to 50."""
 _clients = aws.Clients()
-_pool: list[ThreadPoolExecutor] = []
+_pool: dict[int, ThreadPoolExecutor] = {}
+"""The posting threads, by their number: made once per Lambda environment."""
 
 
 def _management() -> Any:
@@ -445,9 +446,6 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
     """Post a table's events to the watchers ``to`` (a targeted message names them), or else to
     one slot's watchers (read from the store); each receives only what it may see, in parallel,
     as the message ``message_id`` (the same id each time these events are delivered again)."""
-    if not _pool:
-        _pool.append(ThreadPoolExecutor(settings().push_workers, thread_name_prefix="push"))
-
     now = clock.current().time()
 
     def one(watcher: dict[str, Any]) -> str:
@@ -469,6 +467,10 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
         reached = watchers(watched, slot)
     else:
         raise ValueError("a delivery names its slot or its watchers")
-    # each in a copy of this context: a simulation's AWS and settings, where one stands in, reach the pool's threads
-    outcomes = [f.result() for f in [_pool[0].submit(contextvars.copy_context().run, one, w) for w in reached]]
+    workers = settings().push_workers
+    if workers <= 1:  # one at a time, in this thread (a simulation's, whose order is its seed's)
+        outcomes = [one(w) for w in reached]
+    else:  # each in a copy of this context: a simulation's AWS and settings reach the pool's threads
+        pool = _pool.get(workers) or _pool.setdefault(workers, ThreadPoolExecutor(workers, thread_name_prefix="push"))
+        outcomes = [f.result() for f in [pool.submit(contextvars.copy_context().run, one, w) for w in reached]]
     return {k: outcomes.count(k) for k in ("sent", "gone", "failed", "none", "expired")}

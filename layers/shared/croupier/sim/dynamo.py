@@ -2123,11 +2123,14 @@ class FakeDynamo:
     def Table(self, name: str) -> FakeTable:
         return FakeTable(self.meta.client, name)
 
-    def peek(self, table: str, key: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The item with ``key`` (Python values), read straight from memory: no request, no
-        fault, no charge (a simulation's own look at the data, never the application's)."""
+    def peek(self, table: str, key: Mapping[str, Any], only: Sequence[str] | None = None) -> dict[str, Any] | None:
+        """The item with ``key`` (Python values; ``only``: those attributes of it), read straight
+        from memory: no request, no fault, no charge (a simulation's own look at the data, never
+        the application's)."""
         with self._service.lock:
             found = self._service.table(table).get({k: typed(v) for k, v in key.items()})
+            if found is not None and only is not None:
+                found = {name: found[name] for name in only if name in found}
             return plain(found) if found is not None else None
 
     def partition(self, table: str, pk: Any) -> list[dict[str, Any]]:

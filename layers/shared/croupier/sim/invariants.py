@@ -63,6 +63,10 @@ class Invariants:
         self.credits: dict[str, list[int]] = {}
         """Per bet: each credit of its wallet for it (one, once it is closed)."""
         self.rounds_checked: set[str] = set()
+        self._hole: dict[str, tuple[int, bool]] = {}
+        self._secret: tuple[int, tuple[dict[str, tuple[str, frozenset[str]]], set[str]]] = (-1, ({}, set()))
+        """The step whose cards face down were looked at last, and what they were."""
+        """Per round: the version last looked at, and whether its hole card was face down then."""
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -144,7 +148,7 @@ class Invariants:
         """The game table's changes since the last step, read in their typed form (an image is
         made Python only for a round that just finished)."""
         world = self.world
-        for record in world.dynamo.take_records(settings().game_table, copies=False):
+        for record in world.game_records():
             body = record["dynamodb"]
             typed, old, new = body["Keys"], body.get("OldImage") or {}, body.get("NewImage") or {}
             key = {"pk": typed["pk"].get("S", ""), "sk": typed["sk"].get("S", "")}
@@ -167,47 +171,89 @@ class Invariants:
     def _said(self) -> None:
         """No line the functions wrote and no error a caller was answered in the step names a card
         while it is face down at its table (a code also face up in a round being played is not told
-        apart, and is not looked for)."""
+        apart, and is not looked for: such lines name no round)."""
         said = self.world.output.take()
         if not said:
             return
-        secrets = self._secrets()
-        if not secrets:
+        by_table, face_up = self._secrets()
+        codes = {code: rid for rid, down in by_table.values() for code in down if code not in face_up}
+        if not codes:
             return
-        named = re.compile(rf"(?<![A-Za-z0-9])({'|'.join(secrets)})(?![A-Za-z0-9])")
         for text in said:
             self.checked["hidden-said"] += 1
-            found = named.search(text)
+            found = _named(codes, text)
             if found:
-                round_id = secrets[found.group(1)]
-                self.violation("hidden", f"a line written or answered while {found.group(1)} was face down in "
-                                         f"round {round_id} names it: {_as_said(text)}", round_id)
+                self.violation("hidden", f"a line written or answered while {found} was face down in round "
+                                         f"{codes[found]} names it: {_as_said(text)}", codes[found])
 
-    def _secrets(self) -> dict[str, str]:
-        """The cards face down at the tables now (each with its round): the Deluxe hole card until
-        its round reveals it, a Pok Deng round's cards while it takes bets; less the codes face up in
-        a round being played."""
-        hidden: dict[str, str] = {}
-        face_up: list[str] = []
+    def pushed(self, connection_id: str, text: str) -> None:
+        """No screen (a player's, the supervisor's) is posted a card of a round while it is face
+        down at the table: each event of the message about that round (a device log's entry: of a
+        scan the dealer dealt to it), or about its table and no round, is looked at."""
+        by_table = self._secrets()[0]
+        if not by_table:
+            return
+        self.checked["hidden-pushed"] += 1
+        message = json.loads(text)
+        for event in message.get("events", [message]) if isinstance(message, dict) else []:
+            secret = by_table.get(str(event.get("table_id")))
+            if secret is None:
+                continue
+            entry = event.get("entry") if isinstance(event.get("entry"), dict) else {}
+            if entry.get("scan_id"):  # a device log's entry: the card of the scan, whichever round it names
+                if self.world.scans.get(str(entry["scan_id"])) != secret[0]:
+                    continue
+            elif event.get("round_id") not in (None, secret[0]):
+                continue
+            found = _named({code: secret[0] for code in secret[1]}, json.dumps(event))
+            if found:
+                who = self.world.connections.get(connection_id)
+                self.violation("hidden", f"{getattr(who, 'role', '?')} {getattr(who, 'subject', connection_id)}'s "
+                                         f"screen was posted {found}, face down in round {secret[0]}: "
+                                         f"{_as_said(json.dumps(event, sort_keys=True))}", secret[0])
+
+    def _secrets(self) -> tuple[dict[str, tuple[str, frozenset[str]]], set[str]]:
+        """The cards face down at each table now, by table (with their round), and the codes face up
+        in the rounds being played (a code also face up in its own round is not looked for): a
+        Deluxe hole card while its round's engine still hides it (the dealer turns it over as its
+        turn comes), a Pok Deng round's cards while it takes bets."""
+        if self._secret[0] == self.world.steps_run:  # one look per step: a step's posts share it
+            return self._secret[1]
+        by_table: dict[str, tuple[str, frozenset[str]]] = {}
+        face_up: set[str] = set()
         for table in self.world.tables.values():
             physical = table.physical
             if physical is None or not physical.cards:
                 continue
-            status = (self.world.dynamo.peek(settings().game_table, keys.round_key(physical.round_id))
-                      or {}).get("status")
-            if status in FINISHED:
+            key = keys.round_key(physical.round_id)
+            status = (self.world.dynamo.peek(settings().game_table, key, only=("status",)) or {}).get("status")
+            if status in REVEALED:
                 continue
-            down = [] if status in REVEALED else (
-                list(physical.cards) if status in TAKING_BETS else [] if table.game == "pok-deng"
-                else list(physical.face_down))
+            down: list[str] = []
+            if table.game == "pok-deng":
+                down = list(physical.cards) if status in TAKING_BETS else []
+            elif physical.face_down and self._hole_hidden(physical.round_id):
+                down = list(physical.face_down)
             up = list(physical.cards)
             for code in down:
                 up.remove(code)
-                hidden[code] = physical.round_id
-            face_up += up
-        for code in face_up:
-            hidden.pop(code, None)
-        return hidden
+            face_up.update(up)
+            if set(down) - set(up):
+                by_table[table.table_id] = (physical.round_id, frozenset(set(down) - set(up)))
+        self._secret = (self.world.steps_run, (by_table, face_up))
+        return by_table, face_up
+
+    def _hole_hidden(self, round_id: str) -> bool:
+        """Whether the round's own engine (rebuilt from the round as stored) still shows the
+        dealer's face down card as ``??``: once per version of the round."""
+        from ..app.engine import rebuild
+
+        key = keys.round_key(round_id)
+        version = int((self.world.dynamo.peek(settings().game_table, key, only=("version",)) or {}).get("version", 0))
+        if self._hole.get(round_id, (None, False))[0] != version:
+            rnd = self.world.dynamo.peek(settings().game_table, key) or {}
+            self._hole[round_id] = (version, "??" in rebuild(store.plain(rnd)).view()["dealer"]["cards"])
+        return self._hole[round_id][1]
 
     def hidden(self, table: Any, physical: Any, rnd: dict[str, Any]) -> None:
         """A card dealt face down is in no player's view of the round while it is face down at the
@@ -361,6 +407,12 @@ MACHINE_FIELDS = frozenset({"timestamp", "cold_start", "location", "function_arn
                             "function_request_id", "xray_trace_id", "_aws"})
 """What a log line says of the machine and the process, not of the world: left out of a report,
 which the seed alone decides."""
+
+
+def _named(codes: dict[str, str], text: str) -> str | None:
+    """The first of ``codes`` that ``text`` names (as a word of its own), or None."""
+    found = re.search(rf"(?<![A-Za-z0-9])({'|'.join(codes)})(?![A-Za-z0-9])", text)
+    return found.group(1) if found else None
 
 
 def _as_said(text: str) -> str:

@@ -99,6 +99,47 @@ class EventBusInMemory:
         return {"FailedEntryCount": 0, "Entries": [{"EventId": f"e-{len(self.published)}"} for _ in Entries]}
 
 
+class SqsInMemory:
+    """``boto3.client("sqs")``: the queues a world keeps, by URL (``send``: put one message on a
+    queue, its group and deduplication id given for a FIFO queue)."""
+
+    def __init__(self, send: Callable[[str, str, str | None, str | None], str | None]) -> None:
+        self.send = send
+
+    def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        if not 1 <= len(Entries) <= 10:
+            raise client_error("AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
+                               f"a batch holds 1 to 10 messages, not {len(Entries)}", "SendMessageBatch")
+        done = []
+        for entry in Entries:
+            self.send(QueueUrl, entry["MessageBody"], entry.get("MessageGroupId"), entry.get("MessageDeduplicationId"))
+            done.append({"Id": entry["Id"], "MessageId": f"m-{entry['Id']}"})
+        return {"Successful": done, "Failed": []}
+
+    def send_message(self, *, QueueUrl: str, MessageBody: str, MessageGroupId: str | None = None,
+                     MessageDeduplicationId: str | None = None, **_: Any) -> dict[str, Any]:
+        self.send(QueueUrl, MessageBody, MessageGroupId, MessageDeduplicationId)
+        return {"MessageId": "m-0"}
+
+
+class ScreensInMemory:
+    """``boto3.client("apigatewaymanagementapi")``: the screens' WebSocket connections. A post is
+    handed to ``posted`` (the connection, the message's text); a closed connection is gone (410)."""
+
+    def __init__(self, posted: Callable[[str, str], None]) -> None:
+        self.posted, self.closed = posted, set[str]()
+
+    def post_to_connection(self, *, ConnectionId: str, Data: bytes | str) -> dict[str, Any]:
+        if ConnectionId in self.closed:
+            raise client_error("GoneException", f"connection {ConnectionId} is gone", "PostToConnection")
+        self.posted(ConnectionId, Data.decode() if isinstance(Data, bytes) else Data)
+        return {}
+
+    def delete_connection(self, *, ConnectionId: str) -> dict[str, Any]:
+        self.closed.add(ConnectionId)
+        return {}
+
+
 class NoWorkflows:
     """``boto3.client("stepfunctions")`` where no workflow runs (the test drives the round's steps):
     an execution asked for is noted and never runs; a task token is one of no execution, and is

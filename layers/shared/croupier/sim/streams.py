@@ -40,6 +40,12 @@ def passes(patterns: list[Any], record: Record) -> bool:
     return any(pattern.matches_event(plain) for pattern in patterns)
 
 
+def _on_keys_only(pattern: Any) -> bool:
+    """Whether a filter pattern looks at the record's keys alone (``{"dynamodb": {"Keys": ...}}``)."""
+    return (isinstance(pattern, dict) and list(pattern) == ["dynamodb"] and isinstance(pattern["dynamodb"], dict)
+            and list(pattern["dynamodb"]) == ["Keys"])
+
+
 @dataclass
 class _Shard:
     records: list[Record] = field(default_factory=list)
@@ -69,11 +75,15 @@ class StreamMapping:
     def __post_init__(self) -> None:
         self._shards = [_Shard() for _ in range(self.shards)]
         self._patterns = filter_patterns(self.filters or []) if self.filters is not None else None
+        self._keys_only = self.filters is not None and all(_on_keys_only(json.loads(text)) for text in self.filters)
 
     def add(self, records: list[Record]) -> None:
         """Records the stream gained, oldest first (each goes to its partition key's shard)."""
         for record in records:
-            if self._patterns is not None and not passes(self._patterns, record):
+            # patterns on the keys alone are matched on the keys alone (the same answer, without
+            # reading the images)
+            looked_at = {"dynamodb": {"Keys": record["dynamodb"]["Keys"]}} if self._keys_only else record
+            if self._patterns is not None and not passes(self._patterns, looked_at):
                 continue
             keys = record["dynamodb"]["Keys"]
             partition = str(sorted(keys.items())[0])  # the first key attribute: pk

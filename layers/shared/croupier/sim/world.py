@@ -10,6 +10,11 @@ What runs the application's own code, and how:
 
 - the round and settlement functions: their Lambda handlers, invoked by the interpreted workflow;
 - the dealing function: its Lambda handler, given SQS batches of the table bus's events;
+- the live function: its Lambda handler, given the game table's stream as Lambda's event source
+  mapping delivers it (:mod:`croupier.sim.streams`: its filter, batches, retries and bisection);
+  the push function: its handler, given the FIFO push queue's batches; every player and each
+  table's supervisor watch their table on a screen (their connection kept as the connections
+  function keeps it), which receives what API Gateway would post to it;
 - the players' bets and decisions, the dealer console's "open round" and the supervisor's void:
   the services the HTTP routes call (``croupier.app.bets``, ``decisions``, ``rounds``,
   ``supervision``), invoked as their function would be (faults included). The HTTP layer in front
@@ -24,6 +29,7 @@ are checked after every step.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import heapq
 import itertools
 import json
@@ -61,13 +67,19 @@ from .memory import (
     AwsInMemory,
     Context,
     EventBusInMemory,
+    ScreensInMemory,
+    SqsInMemory,
     client_error,
     function_handler,
     settings_for,
     template_tables,
 )
 from .queues import Message, Queue
+from .streams import StreamMapping
 
+PUSH_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/sim-croupier-push.fifo"
+STREAM_PACE = 0.25
+"""Seconds between two polls of a stream shard by Lambda (four a second)."""
 CARD_PACE = 1 / 3
 """Seconds between two cards: three a second, the dealer never waits for the system."""
 DECKS, CUT_AT = 8, 360
@@ -270,12 +282,18 @@ class World:
         self.root = root or Path(__file__).resolve().parents[4]
         self.rng = random.Random(seed)
         self.faults = Faults(random.Random(f"{seed}:faults"), self.plan)
+        self.screen_faults = Faults(random.Random(f"{seed}:screen-faults"), Plan(self.plan.rates))
+        """The faults of the screens' functions (live, push, connections), drawn apart: the rounds'
+        own draws, and so the worlds the regression tests keep, are as they were without screens."""
+        self.screen_faults.injected = self.faults.injected
         self.clock = VirtualClock()
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
-        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus})
+        self.screens = ScreensInMemory(self._posted)
+        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus,
+                                             "sqs": SqsInMemory(self._queued), "apigatewaymanagementapi": self.screens})
         self.steps: list[_Step] = []
         self.step_seq = itertools.count()
         self.steps_run = 0
@@ -309,6 +327,18 @@ class World:
                            duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
         self._poll_at: float | None = None
         self._deleted: set[str] = set()
+        self.live, self.push_queue, push_batch = self._screens_pipeline()
+        self._stream_at: float | None = None
+        self._push_at: float | None = None
+        self._push_batch = push_batch
+        self.screen_ids = random.Random(f"{seed}:screens")
+        self.connections: dict[str, Any] = {}
+        """Every screen connected, and who watches on it."""
+        self.watching: dict[str, list[tuple[str, Any]]] = {}
+        """Each table's screens: their connection and who watches (its players, its supervisor)."""
+        self.posts = 0
+        self.live_failures = 0
+        """Stream batches the live function gave up on (its failure destination's messages)."""
         from .invariants import Invariants
 
         self.invariants = Invariants(self)
@@ -324,9 +354,28 @@ class World:
         return (float(queue["VisibilityTimeout"]), int(queue["RedrivePolicy"]["maxReceiveCount"]),
                 int(events["BatchSize"]))
 
+    def _screens_pipeline(self) -> tuple[StreamMapping, Queue, int]:
+        """The live function's stream mapping and the push queue as deployed (filter, batch sizes,
+        retries, the queue's visibility and receives), and the push function's batch size."""
+        resources = tpl.load(self.root / "template.yaml")["Resources"]
+        stream = resources["LiveFunction"]["Properties"]["Events"]["GameChanges"]["Properties"]
+        mapping = StreamMapping(
+            self._live, random.Random(f"{self.seed}:stream"), batch_size=int(stream["BatchSize"]),
+            max_retries=int(stream["MaximumRetryAttempts"]), bisect=bool(stream["BisectBatchOnFunctionError"]),
+            filters=[f["Pattern"] for f in stream["FilterCriteria"]["Filters"]], on_failure=self._live_gave_up)
+        queue = resources["PushQueue"]["Properties"]
+        push = Queue("push.fifo", self.clock, random.Random(f"{self.seed}:push"), fifo=True,
+                     visibility_timeout=float(queue["VisibilityTimeout"]),
+                     max_receives=int(queue["RedrivePolicy"]["maxReceiveCount"]),
+                     dead_letter=Queue("push-dead-letters", self.clock, random.Random(f"{self.seed}:push-dead")))
+        batch = int(resources["PushFunction"]["Properties"]["Events"]["Pushes"]["Properties"]["BatchSize"])
+        return mapping, push, batch
+
     def _settings(self) -> Settings:
         """The functions' settings in this world (what their environment variables say on AWS)."""
-        return settings_for(self._tables_spec, "sim", BET_SHARDS="4", SETTLEMENT_WORKERS="1")
+        return settings_for(self._tables_spec, "sim", BET_SHARDS="4", SETTLEMENT_WORKERS="1", PUSH_WORKERS="1",
+                            PUSH_QUEUE_URL=PUSH_QUEUE_URL, WEBSOCKET_ENDPOINT="https://screens.sim",
+                            SCREENS_CAN_CLOSE="true")
 
     @contextlib.contextmanager
     def running(self) -> Iterator[World]:
@@ -353,7 +402,7 @@ class World:
     def _deploy(self) -> None:
         for spec in self._tables_spec:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
-        for name in ("round", "settlement", "dealing"):
+        for name in ("round", "settlement", "dealing", "live", "push"):
             self.handlers[name] = function_handler(self.root, name)
 
     # --- invocations ---------------------------------------------------------------------------
@@ -372,26 +421,28 @@ class World:
             self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
             raise FunctionDied(f"{invocation.function} died {when} {operation}")
 
-    def invoke(self, function: str, run: Callable[[], Any]) -> Any:
+    def invoke(self, function: str, run: Callable[[], Any], faults: Faults | None = None) -> Any:
         """Run one invocation of ``function`` (``run``: its handler called, or the service its
-        route calls) with the faults the plan draws for it. Returns what it returned; raises
-        :class:`Failure` when the caller sees an error (its name as Lambda reports it)."""
+        route calls) with the faults the plan draws for it (from ``faults``, the world's unless
+        told). Returns what it returned; raises :class:`Failure` when the caller sees an error (its
+        name as Lambda reports it)."""
+        faults = faults or self.faults
         self.invocations[function] += 1
         where = f"{function}#{self.invocations[function]}"
-        if self.faults.roll("throttled", where) is not None:
-            self.faults.happened("throttled")
+        if faults.roll("throttled", where) is not None:
+            faults.happened("throttled")
             raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
         invocation = Invocation(function)
-        at_call = self.faults.rng.randint(1, 12)  # drawn whatever happens: sparing a fault moves no later draw
+        at_call = faults.rng.randint(1, 12)  # drawn whatever happens: sparing a fault moves no later draw
         for kind in ("die-before-call", "die-after-call", "timeout"):
-            if self.faults.roll(kind, where) is not None:
+            if faults.roll(kind, where) is not None:
                 invocation.die = ("after" if kind == "die-after-call" else "before", at_call)
                 invocation.timeout = kind == "timeout"
                 break
-        if self.faults.roll("conflict-storm", where) is not None:
+        if faults.roll("conflict-storm", where) is not None:
             invocation.storm = random.Random(f"{self.seed}:{where}")
-            self.faults.happened("conflict-storm")
-        lost = self.faults.roll("lost-answer", where) is not None
+            faults.happened("conflict-storm")
+        lost = faults.roll("lost-answer", where) is not None
         self.invocation = invocation
         try:
             result = run()
@@ -407,7 +458,7 @@ class World:
         finally:
             self.invocation = None
         if lost:
-            self.faults.happened("lost-answer")
+            faults.happened("lost-answer")
             self.note(f"  {function}'s answer is lost")
             raise Failure("Lambda.ServiceException", "the function's answer did not reach its caller")
         return result
@@ -511,6 +562,7 @@ class World:
 
         if self.rounds_started >= self.rounds_wanted:
             return
+        self._watch(table)
         assert table.shoe is not None
         if table.shoe.cut_reported and table.shoe.rounds_after_cut >= 1:  # the last round was played
             self.at(self.clock.monotonic() + 2.0, f"{table.table_id}: new shoe", lambda: self._new_shoe(table))
@@ -862,6 +914,109 @@ class World:
             if message.id not in failed:
                 self._deleted.add(message.id)
                 self.queue.delete(message)
+
+
+    # --- the screens: the game table's stream, the push queue, the WebSocket connections -------
+
+    def game_records(self) -> list[dict[str, Any]]:
+        """The game table's stream records since the last step (for the invariants, which change
+        nothing in them); the live function's mapping receives them too."""
+        records = self.dynamo.take_records(settings().game_table, copies=False)
+        if records:
+            self.live.add(records)
+            self._schedule_stream(self.clock.monotonic() + STREAM_PACE)
+        return records
+
+    def _schedule_stream(self, when: float) -> None:
+        if self.live.pending() and (self._stream_at is None or when < self._stream_at):
+            self._stream_at = when
+            self.at(when, "game table stream polled", lambda: self._stream_poll(when))
+
+    def _stream_poll(self, when: float) -> None:
+        if self._stream_at != when:
+            return
+        self._stream_at = None
+        self.live.step()
+        self._schedule_stream(self.clock.monotonic() + STREAM_PACE)
+
+    def _live(self, event: dict[str, Any]) -> Any:
+        handler = self.handlers["live"]
+        return self.invoke("live", lambda: handler(event, Context("live")), self.screen_faults)
+
+    def _live_gave_up(self, batch: dict[str, Any]) -> None:
+        self.live_failures += 1
+        self.note(f"  live gave up on a stream batch: {batch}")
+
+    def _queued(self, url: str, body: str, group: str | None, deduplication: str | None) -> str | None:
+        if url != PUSH_QUEUE_URL:
+            raise client_error("AWS.SimpleQueueService.NonExistentQueue", f"no queue {url}", "SendMessage")
+        sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest())
+        self._schedule_push(self.clock.monotonic() + 0.02)
+        return sent
+
+    def _schedule_push(self, when: float) -> None:
+        if self._push_at is None or when < self._push_at:
+            self._push_at = when
+            self.at(when, "push queue polled", lambda: self._push_poll(when))
+
+    def _push_poll(self, when: float) -> None:
+        if self._push_at != when:
+            return
+        self._push_at = None
+        batch = self.push_queue.receive(self._push_batch)
+        if batch:
+            event = {"Records": [{
+                "messageId": m.id, "receiptHandle": m.receipt, "body": m.body, "eventSource": "aws:sqs",
+                "attributes": {"ApproximateReceiveCount": str(m.receives), "MessageGroupId": str(m.group),
+                               "MessageDeduplicationId": m.id, "SequenceNumber": m.id.rsplit("-", 1)[1]},
+                "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:sim-croupier-push.fifo", "awsRegion": REGION,
+                "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
+            handler = self.handlers["push"]
+            try:
+                answer = self.invoke("push", lambda: handler(event, Context("push")), self.screen_faults)
+            except Failure as failure:
+                self.note(f"  push batch failed ({failure.error}): redelivered after the visibility timeout")
+                answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
+            failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+            for message in batch:
+                if message.id not in failed:
+                    self.push_queue.delete(message)
+        if self.push_queue.messages:  # at once while batches come; else when a message in flight
+            now = self.clock.monotonic()  # comes back (its group's next waits for it)
+            later = [m.visible_at for m in self.push_queue.messages if m.visible_at > now]
+            self._schedule_push(now + 0.02 if batch or not later else min(later))
+
+    def _posted(self, connection_id: str, text: str) -> None:
+        self.posts += 1
+        self.invariants.pushed(connection_id, text)
+
+    def _watch(self, table: TableAtWorld) -> None:
+        """Every player of the table and its supervisor watch it on a screen: one connected (again,
+        once API Gateway closed the last: its token ran out) as the connections function connects
+        one, and subscribed to the table."""
+        from ..app import push
+        from ..app.identity import Identity
+
+        screens = self.watching.setdefault(table.table_id, [])
+        if not screens:
+            screens.extend(("", Identity(player, "player")) for player in table.players)
+            screens.append(("", Identity(f"supervisor-{table.table_id}", "supervisor")))
+        for i, (connection_id, who) in enumerate(screens):
+            if connection_id and connection_id not in self.screens.closed:
+                continue
+            connection_id = f"c-{table.table_id}-{i}-{self.screen_ids.getrandbits(32):08x}"
+
+            def connect(connection_id: str = connection_id, who: Any = who) -> None:
+                push.connect(connection_id, who)
+                push.subscribe(connection_id, [table.table_id])
+
+            try:
+                self.invoke("connections", connect, self.screen_faults)
+            except (CroupierError, Failure) as refused:
+                self.note(f"  {who.subject}'s screen did not connect: {refused}")
+                continue
+            screens[i] = (connection_id, who)
+            self.connections[connection_id] = who
 
 
 class Output:
