@@ -21,6 +21,7 @@ import pytest
 from croupier.app import store, workflow
 from croupier.local import iam
 from croupier.local.stack import LocalStack, project_root
+from croupier.sim.memory import InMemory
 from tests.support import figures, privilege, spread
 from tests.support.pyparse import one_tree_at_a_time
 
@@ -41,6 +42,27 @@ def stack() -> Iterator[LocalStack]:
         _session["stack"] = started
         started.record_calls()
         yield started
+
+
+@pytest.fixture(scope="session")
+def _in_memory() -> InMemory:
+    return InMemory(project_root())
+
+
+@pytest.fixture
+def memory(_in_memory: InMemory) -> Iterator[InMemory]:
+    """The application pointed at AWS in memory (:class:`croupier.sim.memory.InMemory`) for the
+    test, in its thread; one store for the session, as the local stack is one."""
+    with _in_memory.running() as running:
+        yield running
+
+
+@pytest.fixture
+def own_memory() -> Iterator[InMemory]:
+    """``memory``, on a store of the test's own: for a test whose writes no audit of the session's
+    store could account for (money moved for bets that are not there)."""
+    with InMemory(project_root()).running() as running:
+        yield running
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -10,8 +10,9 @@ only; what they hand out is in :mod:`tests.support`.
   these tests prove is the application's logic under crashes and races, and DynamoDB's semantics
   that it rests on (conditions, transactions) are the in-memory store's, held to moto's by
   ``tests/unit/test_sim_dynamo.py``. ``direct_on_stack``: the same on the local stack.
-- ``memory``: the application pointed at AWS in memory (:class:`croupier.sim.memory.InMemory`) for
-  the test, in its thread; one store for the session, as the local stack is one.
+- ``memory`` (``tests/conftest.py``): the application pointed at AWS in memory
+  (:class:`croupier.sim.memory.InMemory`) for the test, in its thread; one store for the session,
+  as the local stack is one.
 - ``faults``: crash injection at the DynamoDB client (:mod:`tests.support.faults`).
 - the figures (:mod:`tests.support.figures`): what the suite injected and checked, printed at the
   end of the session (by ``tests/conftest.py``, which joins the workers' counts) and written to
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from croupier.local.stack import LocalStack, project_root
+from croupier.local.stack import LocalStack
 from croupier.sim.memory import InMemory
 from tests.support.direct import Direct, drive_in_process
 from tests.support.faults import Faults
@@ -43,17 +44,6 @@ def faults(monkeypatch: pytest.MonkeyPatch) -> Faults:
     injector = Faults()
     injector.install(monkeypatch)
     return injector
-
-
-@pytest.fixture(scope="session")
-def _in_memory() -> InMemory:
-    return InMemory(project_root())
-
-
-@pytest.fixture
-def memory(_in_memory: InMemory) -> Iterator[InMemory]:
-    with _in_memory.running() as running:
-        yield running
 
 
 @pytest.fixture

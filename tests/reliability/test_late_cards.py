@@ -41,13 +41,18 @@ def _shuffled_table(direct: Direct, sent_at: int) -> str:
     return table_id
 
 
+def _round_with_a_bet(direct: Direct) -> tuple[str, str, int]:
+    """A baccarat table's round taking bets, with a bet in it: the table, the round and when it
+    opened."""
+    table = direct.table("baccarat")
+    round_id = direct.start(table)
+    direct.bet(table, direct.player("p"), [{"type": "banker", "amount": 100}])
+    return table, round_id, int(store.load_round(round_id)["created_at"])
+
+
 def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_hands_alone(direct: Direct) -> None:
     # GIVEN a round taking bets, with a bet in it
-    table = direct.table("baccarat")
-    player = direct.player("p")
-    round_id = direct.start(table)
-    direct.bet(table, player, [{"type": "banker", "amount": 100}])
-    opened = int(store.load_round(round_id)["created_at"])
+    table, round_id, opened = _round_with_a_bet(direct)
     # WHEN a card sent two seconds before the round opened reaches the dealing function now
     direct.scan(table, "9H", sent_at=opened - 2000)
     # THEN the round is paused as a card out of turn, the card is in no hand, and it waits in the log
@@ -60,11 +65,7 @@ def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_han
 
 def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct) -> None:
     # GIVEN a round whose betting is over
-    table = direct.table("baccarat")
-    player = direct.player("p")
-    round_id = direct.start(table)
-    direct.bet(table, player, [{"type": "player", "amount": 100}])
-    opened = int(store.load_round(round_id)["created_at"])
+    table, round_id, opened = _round_with_a_bet(direct)
     direct.play(round_id, table, [], until=lambda step: step["kind"] == "card")
     # WHEN its first card was sent less than a second before the opening (the bus gives seconds)
     direct.scan(table, "9H", sent_at=opened - 999)

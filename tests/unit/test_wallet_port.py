@@ -7,16 +7,16 @@ one interface, chosen once per round.
 - Croupier's own wallet takes a stake with the caller's change, all or nothing: a refused change
   takes nothing, a short balance is a clear refusal, and a credit closes its bet exactly once.
 
-The operator's side of the same interface runs against the reference operator wallet in
-``tests/reliability/test_seamless_wallet.py`` (debits voided when the bets' write fails, credits
-through the outbox).
+The tests move money for bets that are not there: each on a store of its own (``own_memory``),
+which no audit of the session's store reads. The operator's side of the same interface runs
+against the reference operator wallet in ``tests/reliability/test_seamless_wallet.py`` (debits
+voided when the bets' write fails, credits through the outbox).
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,17 +34,6 @@ SEAMLESS_CALLS = {"debit", "balance", "accepted", "void", "credit_call", "enqueu
 PORT = {"wallets.py", "seamless.py"}
 CASHIER = {"queries.py"}
 """Deposits and withdrawals: Croupier's own wallet moved by its cashier, outside any round."""
-
-
-@pytest.fixture(scope="module")
-def _in_memory() -> InMemory:
-    return InMemory(project_root())
-
-
-@pytest.fixture
-def memory(_in_memory: InMemory) -> Iterator[InMemory]:
-    with _in_memory.running() as running:
-        yield running
 
 
 def _funded(player: str, amount: int) -> None:
@@ -91,7 +80,7 @@ def test_only_the_port_reaches_an_operators_wallet_or_moves_a_rounds_money() -> 
     assert found == [], "the wallet is chosen once, by croupier.app.wallets; these choose it again: " + ", ".join(found)
 
 
-def test_croupiers_wallet_takes_a_stake_with_the_change_or_not_at_all(memory: InMemory) -> None:
+def test_croupiers_wallet_takes_a_stake_with_the_change_or_not_at_all(own_memory: InMemory) -> None:
     # GIVEN a player with 500
     _funded("p-take", 500)
     stake = wallets.Stake("bet:b1:stake:k1", 200, "b1", "stake", {"round_id": "r1", "bet_id": "b1"})
@@ -110,7 +99,7 @@ def test_croupiers_wallet_takes_a_stake_with_the_change_or_not_at_all(memory: In
     assert store.balance_of("p-take") == 300
 
 
-def test_croupiers_wallet_refuses_a_stake_beyond_the_balance_and_says_so(memory: InMemory) -> None:
+def test_croupiers_wallet_refuses_a_stake_beyond_the_balance_and_says_so(own_memory: InMemory) -> None:
     # GIVEN a player with 100
     _funded("p-short", 100)
     stake = wallets.Stake("bet:b3:double:4", 150, "b3", "double", {"round_id": "r1", "bet_id": "b3"})
@@ -124,7 +113,7 @@ def test_croupiers_wallet_refuses_a_stake_beyond_the_balance_and_says_so(memory:
     assert store.get(store.game_table(), {"pk": "TEST#short", "sk": "MARK"}) is None
 
 
-def test_croupiers_wallet_credits_a_bet_once(memory: InMemory) -> None:
+def test_croupiers_wallet_credits_a_bet_once(own_memory: InMemory) -> None:
     # GIVEN a player with nothing, and a bet closed by the credit
     _funded("p-credit", 0)
     bet = {"bet_id": "b4", "round_id": "r1", "player": "p-credit"}

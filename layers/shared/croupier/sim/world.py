@@ -325,12 +325,11 @@ class World:
         self.queue = Queue("table-events", self.clock, random.Random(f"{seed}:queue"), visibility_timeout=visibility,
                            max_receives=receives, dead_letter=self.dead_letters,
                            duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
-        self._poll_at: float | None = None
+        self.dealing_poller = _Poller(self, "dealing queue polled", self._poll)
         self._deleted: set[str] = set()
-        self.live, self.push_queue, push_batch = self._screens_pipeline()
-        self._stream_at: float | None = None
-        self._push_at: float | None = None
-        self._push_batch = push_batch
+        self.live, self.push_queue, self._push_batch = self._screens_pipeline()
+        self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll)
+        self.push_poller = _Poller(self, "push queue polled", self._push_poll)
         self.screen_ids = random.Random(f"{seed}:screens")
         self.connections: dict[str, Any] = {}
         """Every screen connected, and who watches on it."""
@@ -873,36 +872,23 @@ class World:
             self.faults.happened("late-delivery")
             message = next(m for m in self.queue.messages if m.id == message_id)
             message.visible_at = self.clock.monotonic() + self.rng.uniform(0.5, 5.0)
-        self._schedule_poll(self.clock.monotonic() + 0.02)
+        self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
     # --- the dealing function's queue -----------------------------------------------------------
 
-    def _schedule_poll(self, when: float) -> None:
-        """Lambda's pollers poll the queue all the time: a message is received as soon as it is
-        visible (a poll is scheduled for then, unless one comes sooner)."""
-        if self._poll_at is None or when < self._poll_at:
-            self._poll_at = when
-            self.at(when, "dealing queue polled", lambda: self._poll(when))
-
-    def _poll(self, when: float) -> None:
-        if self._poll_at != when:
-            return  # a sooner poll took over
-        self._poll_at = None
+    def _poll(self) -> None:
         batch = self.queue.receive(self.batch_size)
         if batch:
             self._deliver(batch)
         if self.queue.messages:
             soonest = min(m.visible_at for m in self.queue.messages)
-            self._schedule_poll(max(soonest, self.clock.monotonic() + 0.02))
+            self.dealing_poller.schedule(max(soonest, self.clock.monotonic() + 0.02))
 
     def _deliver(self, batch: list[Message]) -> None:
         for message in batch:
             if message.id in self._deleted:
                 self.faults.happened("duplicate-delivery")
-        event = {"Records": [{"messageId": m.id, "receiptHandle": m.receipt, "body": m.body,
-                              "attributes": {"ApproximateReceiveCount": str(m.receives)}, "eventSource": "aws:sqs",
-                              "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:table-events", "awsRegion": REGION,
-                              "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
+        event = sqs_event(batch, "table-events")
         handler = self.handlers["dealing"]
         try:
             answer = self.invoke("dealing", lambda: handler(event, Context("dealing")))
@@ -924,20 +910,14 @@ class World:
         records = self.dynamo.take_records(settings().game_table, copies=False)
         if records:
             self.live.add(records)
-            self._schedule_stream(self.clock.monotonic() + STREAM_PACE)
+            if self.live.pending():
+                self.stream_poller.schedule(self.clock.monotonic() + STREAM_PACE)
         return records
 
-    def _schedule_stream(self, when: float) -> None:
-        if self.live.pending() and (self._stream_at is None or when < self._stream_at):
-            self._stream_at = when
-            self.at(when, "game table stream polled", lambda: self._stream_poll(when))
-
-    def _stream_poll(self, when: float) -> None:
-        if self._stream_at != when:
-            return
-        self._stream_at = None
+    def _stream_poll(self) -> None:
         self.live.step()
-        self._schedule_stream(self.clock.monotonic() + STREAM_PACE)
+        if self.live.pending():
+            self.stream_poller.schedule(self.clock.monotonic() + STREAM_PACE)
 
     def _live(self, event: dict[str, Any]) -> Any:
         handler = self.handlers["live"]
@@ -951,26 +931,13 @@ class World:
         if url != PUSH_QUEUE_URL:
             raise client_error("AWS.SimpleQueueService.NonExistentQueue", f"no queue {url}", "SendMessage")
         sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest())
-        self._schedule_push(self.clock.monotonic() + 0.02)
+        self.push_poller.schedule(self.clock.monotonic() + 0.02)
         return sent
 
-    def _schedule_push(self, when: float) -> None:
-        if self._push_at is None or when < self._push_at:
-            self._push_at = when
-            self.at(when, "push queue polled", lambda: self._push_poll(when))
-
-    def _push_poll(self, when: float) -> None:
-        if self._push_at != when:
-            return
-        self._push_at = None
+    def _push_poll(self) -> None:
         batch = self.push_queue.receive(self._push_batch)
         if batch:
-            event = {"Records": [{
-                "messageId": m.id, "receiptHandle": m.receipt, "body": m.body, "eventSource": "aws:sqs",
-                "attributes": {"ApproximateReceiveCount": str(m.receives), "MessageGroupId": str(m.group),
-                               "MessageDeduplicationId": m.id, "SequenceNumber": m.id.rsplit("-", 1)[1]},
-                "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:sim-croupier-push.fifo", "awsRegion": REGION,
-                "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
+            event = sqs_event(batch, "sim-croupier-push.fifo")
             handler = self.handlers["push"]
             try:
                 answer = self.invoke("push", lambda: handler(event, Context("push")), self.screen_faults)
@@ -984,7 +951,7 @@ class World:
         if self.push_queue.messages:  # at once while batches come; else when a message in flight
             now = self.clock.monotonic()  # comes back (its group's next waits for it)
             later = [m.visible_at for m in self.push_queue.messages if m.visible_at > now]
-            self._schedule_push(now + 0.02 if batch or not later else min(later))
+            self.push_poller.schedule(now + 0.02 if batch or not later else min(later))
 
     def _posted(self, connection_id: str, text: str) -> None:
         self.posts += 1
@@ -1017,6 +984,41 @@ class World:
                 continue
             screens[i] = (connection_id, who)
             self.connections[connection_id] = who
+
+
+@dataclass
+class _Poller:
+    """Lambda's poller of one queue or stream, which polls all the time: a poll is scheduled for
+    when something can be received, unless one is due sooner (at most one is pending)."""
+
+    world: World
+    what: str
+    poll: Callable[[], None]
+    pending: float | None = None
+
+    def schedule(self, when: float) -> None:
+        if self.pending is None or when < self.pending:
+            self.pending = when
+            self.world.at(when, self.what, lambda: self._run(when))
+
+    def _run(self, when: float) -> None:
+        if self.pending != when:
+            return  # a sooner poll took over
+        self.pending = None
+        self.poll()
+
+
+def sqs_event(batch: list[Message], queue: str) -> dict[str, Any]:
+    """The event Lambda gives a function for a batch of a queue's messages (a FIFO queue's with
+    their group)."""
+    def attributes(m: Message) -> dict[str, str]:
+        fifo = {} if m.group is None else {"MessageGroupId": m.group, "MessageDeduplicationId": m.id,
+                                           "SequenceNumber": m.id.rsplit("-", 1)[1]}
+        return {"ApproximateReceiveCount": str(m.receives), **fifo}
+
+    return {"Records": [{"messageId": m.id, "receiptHandle": m.receipt, "body": m.body, "attributes": attributes(m),
+                         "eventSource": "aws:sqs", "eventSourceARN": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue}",
+                         "awsRegion": REGION, "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
 
 
 class Output:
