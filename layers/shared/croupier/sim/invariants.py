@@ -6,9 +6,10 @@ After every step:
   the difference) and no entry is missing (entries are numbered by the wallet's version);
 - **closed once**: a bet settled or refunded never changes again, a finished round never changes
   status again, and no bet is credited (a payout or a refund) twice;
-- **hidden cards**: no line the functions wrote and no error a caller was answered names a card
-  face down at its table (the Deluxe hole card; a Pok Deng round's cards while it takes bets), and
-  no player's view of the round shows one (checked as each card is dealt).
+- **hidden cards**: no line the functions wrote, no error a caller was answered and no message
+  posted to a screen (a player's, the supervisor's) names a card face down at its table (the
+  Deluxe hole card until the round turns it over; a Pok Deng round's cards while it takes bets),
+  and no player's view of the round shows one (checked as each card is dealt).
 
 When a round finishes:
 - every bet of it is closed, refunded if the round was voided and settled if not;
@@ -64,9 +65,9 @@ class Invariants:
         """Per bet: each credit of its wallet for it (one, once it is closed)."""
         self.rounds_checked: set[str] = set()
         self._hole: dict[str, tuple[int, bool]] = {}
+        """Per round: the version last looked at, and whether its hole card was face down then."""
         self._secret: tuple[int, tuple[dict[str, tuple[str, frozenset[str]]], set[str]]] = (-1, ({}, set()))
         """The step whose cards face down were looked at last, and what they were."""
-        """Per round: the version last looked at, and whether its hole card was face down then."""
 
     # --- helpers ---------------------------------------------------------------------------------
 

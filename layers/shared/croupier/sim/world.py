@@ -901,12 +901,12 @@ class World:
                 self._deleted.add(message.id)
                 self.queue.delete(message)
 
-
     # --- the screens: the game table's stream, the push queue, the WebSocket connections -------
 
     def game_records(self) -> list[dict[str, Any]]:
         """The game table's stream records since the last step (for the invariants, which change
-        nothing in them); the live function's mapping receives them too."""
+        nothing in them); the live function's mapping receives them too, as they are (its handler
+        reads them through Powertools' record classes, which change nothing either)."""
         records = self.dynamo.take_records(settings().game_table, copies=False)
         if records:
             self.live.add(records)
