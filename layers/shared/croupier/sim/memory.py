@@ -101,7 +101,8 @@ class EventBusInMemory:
 
 class SqsInMemory:
     """``boto3.client("sqs")``: the queues a world keeps, by URL (``send``: put one message on a
-    queue, its group and deduplication id given for a FIFO queue)."""
+    queue, its group and deduplication id given for a FIFO queue). Only the batch send is
+    interpreted: the one call the functions a world runs make (the push queue's fan-out)."""
 
     def __init__(self, send: Callable[[str, str, str | None, str | None], str | None]) -> None:
         self.send = send
@@ -115,11 +116,6 @@ class SqsInMemory:
             self.send(QueueUrl, entry["MessageBody"], entry.get("MessageGroupId"), entry.get("MessageDeduplicationId"))
             done.append({"Id": entry["Id"], "MessageId": f"m-{entry['Id']}"})
         return {"Successful": done, "Failed": []}
-
-    def send_message(self, *, QueueUrl: str, MessageBody: str, MessageGroupId: str | None = None,
-                     MessageDeduplicationId: str | None = None, **_: Any) -> dict[str, Any]:
-        self.send(QueueUrl, MessageBody, MessageGroupId, MessageDeduplicationId)
-        return {"MessageId": "m-0"}
 
 
 class ScreensInMemory:
