@@ -49,8 +49,8 @@ def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
 
 def test_the_report_does_not_depend_on_how_many_processes_play_the_worlds() -> None:
     rates = parse_rates("void=0.05")
-    one = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=1), 12, 2)
-    two = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=2), 12, 2)
+    one = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=1), 12, 2, 1)
+    two = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=2), 12, 2, 1)
     assert one == two and "rounds: 24 finished" in one and "violations: 0" in one
 
 

@@ -8,8 +8,10 @@ import random
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
 from croupier.app.clock import VirtualClock
+from croupier.sim.memory import SqsInMemory
 from croupier.sim.queues import Queue
 
 
@@ -88,3 +90,27 @@ def test_a_message_received_too_often_moves_to_the_dead_letter_queue() -> None:
         q.clock.advance(1)
     assert q.receive() == [] and len(q) == 0
     assert [m.body for m in dead.receive()] == ["poison"]
+
+
+def test_a_delayed_message_is_not_received_before_its_delay() -> None:
+    clock = VirtualClock()
+    queue = Queue("q", clock, random.Random(1))
+    queue.send("later", delay=30)
+    queue.send("now")
+    received = queue.receive()
+    assert [m.body for m in received] == ["now"]
+    queue.delete(received[0])
+    clock.advance(29.9)
+    assert queue.receive() == []
+    clock.advance(0.1)
+    assert [m.body for m in queue.receive()] == ["later"]
+
+
+def test_the_in_memory_sqs_refuses_a_delay_sqs_refuses() -> None:
+    sent: list[tuple[Any, ...]] = []
+    sqs = SqsInMemory(lambda *message: sent.append(message))
+    with pytest.raises(ClientError) as refused:
+        sqs.send_message_batch(QueueUrl="q", Entries=[{"Id": "1", "MessageBody": "x", "DelaySeconds": 901}])
+    assert refused.value.response["Error"]["Code"] == "InvalidParameterValue" and sent == []
+    sqs.send_message_batch(QueueUrl="q", Entries=[{"Id": "1", "MessageBody": "x", "DelaySeconds": 900}])
+    assert sent == [("q", "x", None, None, 900)]

@@ -104,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--per-world", type=int, default=250, help="rounds per world (default 250)")
     ch.add_argument("--tables", type=int, default=4, help="tables per world (default 4)")
     ch.add_argument("--players", type=int, default=4, help="players per table (default 4)")
+    ch.add_argument("--seamless", type=int, default=1,
+                    help="tables per world whose money is in an operator's seamless wallet (default 1)")
     ch.add_argument("--jobs", type=int, default=1, help="processes the worlds are spread over (the report is the same)")
     ch.add_argument("--no-shrink", action="store_true", help="report violations without looking for the shortest run")
     ch.add_argument("--world", default=None, help="replay one world by its seed (as a report names it, e.g. 1/7)")

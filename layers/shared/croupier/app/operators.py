@@ -54,7 +54,9 @@ class UnknownOperator(AppError):
     reason = "unknown-operator"
 
 
-_cache: dict[str, tuple[float, Operator]] = {}
+_cache: dict[tuple[int, str], tuple[float, Operator]] = {}
+"""Each operator's wallet as read, by the SDK it was read through (:func:`croupier.app.aws.sdk_in_use`)
+and the operator, with when (a simulation's wallet is never another's)."""
 _lock = threading.Lock()
 _clients = aws.Clients()
 
@@ -71,9 +73,9 @@ def parameter_name(operator: str) -> str:
 def load(operator: str) -> Operator:
     """The operator's wallet, from its SSM parameter (cached a minute). An operator without one,
     or with one that is not a valid wallet, is refused with what is missing."""
-    now = clock.monotonic()
+    now, key = clock.monotonic(), (aws.sdk_in_use(), operator)
     with _lock:
-        cached = _cache.get(operator)
+        cached = _cache.get(key)
     if cached and now - cached[0] < MAX_AGE_S:
         return cached[1]
     ssm = _clients.made("ssm", lambda: boto3.client("ssm"))
@@ -89,7 +91,7 @@ def load(operator: str) -> Operator:
     except (ValueError, ValidationError) as exc:
         raise UnknownOperator(f"operator {operator!r}'s wallet parameter is not valid: {exc}") from None
     with _lock:
-        _cache[operator] = (now, found)
+        _cache[key] = (now, found)
     return found
 
 
@@ -100,4 +102,5 @@ def put(operator: Operator) -> None:
     body = operator.model_dump(exclude={"id"}, exclude_none=True)
     ssm.put_parameter(Name=parameter_name(operator.id), Value=json.dumps(body), Type="SecureString", Overwrite=True)
     with _lock:
-        _cache.pop(operator.id, None)
+        for key in [k for k in _cache if k[1] == operator.id]:
+            del _cache[key]

@@ -33,12 +33,14 @@ recorded, counted (``WalletCallsRefused``) and put on the bus (``wallet-call-ref
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import random
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from aws_lambda_powertools import Logger
@@ -49,6 +51,7 @@ from ..wallet_contract import canonical, signed_headers, transaction_id
 from . import alerts, aws, clock, operators, store
 from .aws import boto3
 from .config import settings
+from .contexts import holding
 from .errors import AppError, Funds
 
 logger = Logger(service="croupier")
@@ -110,27 +113,54 @@ class Outcome:
         return entry
 
 
+class Transport(Protocol):
+    """How a signed call reaches an operator's wallet: ``post`` sends ``body`` to ``url`` and gives
+    the HTTP status and body that came back, or raises :class:`OSError` (a timeout, a refused or
+    dropped connection) when none did. The machine's is :class:`HttpTransport`; a simulation gives
+    its own with :func:`using_transport` (the operator's wallet in memory, its faults drawn from a
+    seed)."""
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]: ...
+
+
+class HttpTransport:
+    """The wallet over HTTP(S). The HTTP client is imported by a seamless table's first call: every
+    function imports this module, and only those calls use it (``docs/deploying.md``, *The card
+    path's cold start*)."""
+
+    def post(self, url: str, body: bytes, headers: dict[str, str], timeout_s: float) -> tuple[int, bytes]:
+        import http.client
+        import urllib.error
+        import urllib.request
+
+        try:
+            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read()
+        except (urllib.error.URLError, http.client.HTTPException) as exc:
+            raise ConnectionError(str(getattr(exc, "reason", exc))) from exc
+
+
+_HTTP = HttpTransport()
+_transport: contextvars.ContextVar[Transport] = contextvars.ContextVar("croupier_wallet_transport", default=_HTTP)
+
+
+def using_transport(transport: Transport) -> contextlib.AbstractContextManager[Transport]:
+    """Send the wallet calls made inside the block, in this thread, through ``transport``."""
+    return holding(_transport, transport)
+
+
 def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outcome:
-    """One signed call to the operator's wallet. Never raises: what came back, or ``unknown``.
-
-    The HTTP client is imported here, by a seamless table's first call: every function imports this
-    module, and only those calls use it (``docs/deploying.md``, *The card path's cold start*)."""
-    import http.client
-    import urllib.error
-    import urllib.request
-
+    """One signed call to the operator's wallet. Never raises: what came back, or ``unknown``."""
     url = operator.url.rstrip("/") + "/" + call
     data = canonical(body)
     headers = signed_headers(operator.id, operator.secret, urlsplit(url).path, data, store.now_ms())
     started = clock.monotonic()
-    status: int | None = None
     try:
-        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-        with urllib.request.urlopen(request, timeout=operator.timeout_s) as response:
-            status, raw = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, raw = exc.code, exc.read()
-    except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException, OSError) as exc:
+        status, raw = _transport.get().post(url, data, headers, operator.timeout_s)
+    except OSError as exc:  # TimeoutError and ConnectionError among them
         return Outcome("unknown", None, None, f"no answer: {exc}", _ms(started))
     ms = _ms(started)
     try:
@@ -141,7 +171,7 @@ def send(operator: operators.Operator, call: str, body: dict[str, Any]) -> Outco
         answer = None
     if status == 200 and answer and answer.get("status") in ("ok", "already-processed"):
         return Outcome("ok", status, str(answer["status"]), "acknowledged", ms, answer)
-    if status is not None and 400 <= status < 500 and answer and isinstance(answer.get("error"), str):
+    if 400 <= status < 500 and answer and isinstance(answer.get("error"), str):
         return Outcome("refused", status, answer["error"], str(answer.get("message") or answer["error"]), ms, answer)
     return Outcome("unknown", status, None, f"HTTP {status}: not an answer of the contract", ms, answer)
 
@@ -288,12 +318,13 @@ def enqueue(transactions: Sequence[str], delay_s: int = 0) -> None:
             logger.warning("wallet calls not queued: the sweeper will send them", extra={"error": str(exc)})
 
 
-def backoff_ms(attempts: int) -> int:
+def backoff_ms(attempts: int, txid: str) -> int:
     """Wait before attempt ``attempts + 1``: doubling from the base, capped, with jitter (so a
-    recovering wallet is not hit by every table at once)."""
+    recovering wallet is not hit by every table at once). The jitter is drawn from the call and its
+    attempt, not the machine: calls spread apart all the same, and a simulation repeats exactly."""
     s = settings()
     ceiling = min(s.wallet_retry_cap_ms, s.wallet_retry_base_ms * 2 ** max(0, attempts - 1))
-    return int(ceiling * random.uniform(0.5, 1.0))
+    return int(ceiling * random.Random(f"{txid}:{attempts}").uniform(0.5, 1.0))
 
 
 def deliver(txid: str) -> str:
@@ -323,7 +354,7 @@ def deliver(txid: str) -> str:
             store.call_attempted(item, outcome.record(), final="refused")
             _refused(item, outcome)
             return "refused"
-        wait = backoff_ms(int(item.get("attempts", 0)) + 1)
+        wait = backoff_ms(int(item.get("attempts", 0)) + 1, txid)
         store.call_attempted(item, outcome.record(), next_at=store.now_ms() + wait)
     except store.Conflict:
         return "raced"  # a duplicate delivery recorded it first

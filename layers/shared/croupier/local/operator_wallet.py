@@ -49,6 +49,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -170,11 +171,13 @@ class OperatorWallet:
     first use; ``None``: an unknown player is refused ``unknown-player``. ``seed`` seeds the
     generator of the faults' ``rate``. ``port`` 0 takes a free port; the port found is kept, so a
     wallet stopped and started again (an operator's restart) comes back at the same URL with its
-    ledger intact.
+    ledger intact. ``clock`` gives the wallet's time in Unix ms (a simulation's virtual one): what
+    a signature's freshness is judged by and the ledger's entries are stamped with.
     """
 
     def __init__(self, operator: str, secret: str, currency: str = "THB", *, opening_balance: int | None = None,
-                 seed: int = 0, host: str = "127.0.0.1", port: int = 0) -> None:
+                 seed: int = 0, host: str = "127.0.0.1", port: int = 0,
+                 clock: Callable[[], int] = _now_ms) -> None:
         _ID.validate_python(operator)
         if not isinstance(secret, str) or not secret:
             raise ValueError("the signing secret cannot be empty")
@@ -186,6 +189,7 @@ class OperatorWallet:
         self.operator, self.secret, self.currency = operator, secret, currency
         self.opening_balance = opening_balance
         self.host, self._port = host, port
+        self._now_ms = clock
         # One lock for the ledger, the faults' bookkeeping and the counters: requests are served on a
         # thread each, and a debit's "is there enough?" and "take it" must be one step.
         self._lock = threading.Lock()
@@ -254,7 +258,7 @@ class OperatorWallet:
         if not _is_int(balance) or not 0 <= balance <= MAX_AMOUNT:
             raise ValueError(f"balance {balance!r} is not a whole amount from 0 to {MAX_AMOUNT}")
         with self._lock:
-            self._set_balance(player, balance, _now_ms())
+            self._set_balance(player, balance, self._now_ms())
 
     def block(self, player: str, blocked: bool = True) -> None:
         """Refuse (or stop refusing) ``player``'s debits with ``player-blocked``. Credits and cancels
@@ -377,7 +381,7 @@ class OperatorWallet:
         """Wait ``ms``; False if the wallet was stopped meanwhile (the request is then dropped)."""
         return not self._stopping.wait(ms / 1000)
 
-    def _answer(self, call: str, headers: dict[str, str], path: str, body: bytes) -> Answer:
+    def answer(self, call: str, headers: dict[str, str], path: str, body: bytes) -> Answer:
         """The answer to one signed call, its effects applied: no HTTP, no faults."""
         status, answer = self._decide(call, headers, path, body)
         with self._lock:
@@ -389,7 +393,7 @@ class OperatorWallet:
 
     def _decide(self, call: str, headers: dict[str, str], path: str, body: bytes) -> Answer:
         try:
-            problem = contract.verify(self.secret, headers, path, body, _now_ms())
+            problem = contract.verify(self.secret, headers, path, body, self._now_ms())
         except ValueError:  # a timestamp of digits int() cannot read (a Unicode digit such as "²")
             problem = "bad-signature"
         if problem == "stale-request":
@@ -414,7 +418,7 @@ class OperatorWallet:
         currency = getattr(request, "currency", None)
         if currency is not None and currency != self.currency:
             return _refusal("invalid-request", f"currency: {currency} is not this wallet's currency ({self.currency})")
-        now = _now_ms()
+        now = self._now_ms()
         with self._lock:
             if isinstance(request, contract.BalanceRequest):
                 return self._balance(request, now)
@@ -666,9 +670,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(504, {"message": f"no answer within {hold} ms (injected timeout); nothing applied"})
         headers = dict(self.headers.items())
         try:
-            answer = wallet._answer(call, headers, self.path, body)
+            answer = wallet.answer(call, headers, self.path, body)
             if "duplicate" in kinds:  # the network delivered it twice: the second answer is the one that comes back
-                answer = wallet._answer(call, headers, self.path, body)
+                answer = wallet.answer(call, headers, self.path, body)
         except Exception as exc:  # a bug of the wallet is still an answer, and a 5xx means "unknown" to Croupier
             answer = 500, {"message": f"internal error: {type(exc).__name__}"}
         if "lost" in kinds:

@@ -35,6 +35,8 @@ class Job:
     rates: tuple[tuple[str, float], ...]
     spared: frozenset[int] = frozenset()
     game: str = "baccarat"
+    seamless: int = 0
+    """Of the tables, how many keep their money in the operator's seamless wallet."""
 
     def plan(self) -> Plan:
         return Plan(dict(self.rates), self.spared)
@@ -60,7 +62,8 @@ class Outcome:
 
 
 def play(job: Job) -> Outcome:
-    world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players, game=job.game)
+    world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players, game=job.game,
+                  seamless=job.seamless)
     world.run()
     out = Outcome(job.seed, job.game, Counter(world.rounds_finished), Counter(world.faults.injected),
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
@@ -84,7 +87,7 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
     while low < high and trials < SHRINK_TRIALS // 2:
         middle = (low + high) // 2
         trials += 1
-        candidate = Job(job.seed, middle, job.tables, job.players, job.rates, game=job.game)
+        candidate = Job(job.seed, middle, job.tables, job.players, job.rates, game=job.game, seamless=job.seamless)
         outcome = breaks(candidate)
         if outcome is not None:
             high, best, best_outcome = middle, candidate, outcome
@@ -95,7 +98,7 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
             break
         trials += 1
         candidate = Job(best.seed, best.rounds, best.tables, best.players, best.rates, best.spared | {number},
-                        best.game)
+                        best.game, best.seamless)
         outcome = breaks(candidate)
         if outcome is not None:
             best, best_outcome = candidate, outcome
@@ -104,12 +107,13 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
 
 def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int = 250, tables: int = 4,
               players: int = 4, jobs: int = 1, shrinking: bool = True, games: tuple[str, ...] = GAMES,
-              ) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
+              seamless: int = 1) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
     """Play ``rounds`` in worlds of ``per_world`` rounds; world ``i`` plays ``games[i % len(games)]``."""
     jobs_list = []
     for index, start in enumerate(range(0, rounds, per_world)):
         jobs_list.append(Job(f"{seed}/{index}", min(per_world, rounds - start), tables, players,
-                             tuple(sorted(rates.items())), game=games[index % len(games)]))
+                             tuple(sorted(rates.items())), game=games[index % len(games)],
+                             seamless=min(seamless, tables)))
     if jobs > 1:
         # spawned, not forked: the caller may run threads (a test session's local stacks)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -122,7 +126,7 @@ def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int
 
 
 def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outcome],
-           shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int) -> str:
+           shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int, seamless: int) -> str:
     total: dict[str, Counter[str]] = {name: Counter() for name in ("rounds", "faults", "checked", "errors",
                                                                    "invocations", "voided_why")}
     steps = 0
@@ -132,7 +136,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         steps += outcome.steps
     games = Counter(o.game for o in outcomes)
     lines = [f"croupier chaos: seed {seed}, {rounds} rounds in {len(outcomes)} worlds "
-             f"(each up to {per_world} rounds on {tables} tables; worlds by game: "
+             f"(each up to {per_world} rounds on {tables} tables, {min(seamless, tables)} of them on the "
+             f"operator's seamless wallet; worlds by game: "
              f"{', '.join(f'{g} {n}' for g, n in sorted(games.items()))})",
              f"rounds: {sum(total['rounds'].values())} finished "
              f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
@@ -157,7 +162,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         spared = ",".join(str(n) for n in sorted(job.spared))
         kept = [f"#{n} {kind} at {where}" for n, kind, where in outcome.drawn if n not in job.spared]
         lines.append(f"  shortest reproduction of world {job.seed}: "
-                     f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds}"
+                     f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds} "
+                     f"--tables {job.tables} --seamless {job.seamless}"
                      f"{' --spare ' + spared if spared else ''}  ({len(kept)} faults left: {'; '.join(kept[:12])})")
         lines.append("    its last steps:")
         lines += [f"      {line}" for line in outcome.trace[-25:]]
@@ -194,21 +200,24 @@ def run(args: argparse.Namespace) -> int:
                              f"not {args.spare!r}") from None
         if args.rounds < 1 or args.per_world < 1 or args.tables < 1 or args.players < 1 or args.jobs < 1:
             raise ValueError("--rounds, --per-world, --tables, --players and --jobs are at least 1")
+        if not 0 <= args.seamless <= args.tables:
+            raise ValueError(f"--seamless is from 0 to the tables ({args.tables}), not {args.seamless}")
     except ValueError as exc:
         print(f"croupier chaos: {exc}", file=sys.stderr)
         return 2
     started = time.monotonic()
     if args.world:
         job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared,
-                  args.game or "baccarat")
+                  args.game or "baccarat", args.seamless)
         outcome = play(job)
-        print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables))
+        print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables, args.seamless))
         if outcome.violations:
             print("its last steps:\n" + "\n".join(f"  {line}" for line in outcome.trace[-40:]))
         return 1 if outcome.violations else 0
     games = (args.game,) if args.game else GAMES
     outcomes, shrunk = run_chaos(args.rounds, args.seed, rates, per_world=args.per_world, tables=args.tables,
-                                 players=args.players, jobs=args.jobs, shrinking=not args.no_shrink, games=games)
-    print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables))
+                                 players=args.players, jobs=args.jobs, shrinking=not args.no_shrink, games=games,
+                                 seamless=args.seamless)
+    print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables, args.seamless))
     print(f"({time.monotonic() - started:.0f} s of this machine's time)", file=sys.stderr)
     return 1 if any(o.violations for o in outcomes) else 0

@@ -13,7 +13,10 @@ After every step:
 
 When a round finishes:
 - every bet of it is closed, refunded if the round was voided and settled if not;
-- each bet was debited its stake and credited once: what its result says it paid;
+- each bet was debited its stake and credited once: what its result says it paid (a bet on the
+  operator's seamless wallet: its accepted debits sum to its stake, it has exactly one credit
+  call, of what it paid, and no debit of the round is left accepted without its bet or voided
+  without its cancel);
 - the hands hold exactly the cards the dealer dealt them, in order (a voided round: the cards it
   took are the first ones dealt), and no stray scan is among them;
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
@@ -24,7 +27,11 @@ At the end of the run:
   devices' queue;
 - money is conserved to the unit: the wallets hold what was deposited, less the stakes, plus the
   credits; the house's result is the stakes less the payouts of the closed bets;
-- the audit (``croupier.app.audit``) finds nothing wrong.
+- the operator's seamless wallet: no call to it is left unsent, each call holds there what
+  Croupier recorded of it (an accepted debit applied, a voided one cancelled, an acknowledged
+  credit applied, the same amounts), it holds no transaction Croupier never made, and each
+  player's balance there is their opening balance less their stakes plus their credits;
+- the audit (``croupier.app.audit``) finds nothing wrong, the operator's record included.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..app import keys, store
+from ..app import keys, reconcile, store
 from ..app.config import settings
 from ..app.engine import bet_from_item
 from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
@@ -42,6 +49,7 @@ from ..betting import BLACKJACK_GAMES
 from ..games import new_round
 from ..games.base import Settle
 from .dynamo import plain, same
+from .operator import OPERATOR
 
 if TYPE_CHECKING:
     from .world import World
@@ -107,7 +115,7 @@ class Invariants:
     def _ledgers(self) -> None:
         world, wallets = self.world, settings().wallet_table
         touched = {keys.player_of(str(key["pk"])) for name, key in world.dynamo.take_changes()
-                   if name == wallets}
+                   if name == wallets and keys.kind_of(key) != "call"}
         for player in sorted(touched):
             self.checked["ledger"] += 1
             wallet = world.dynamo.peek(wallets, keys.wallet_key(player))
@@ -317,6 +325,8 @@ class Invariants:
         spent = sorted(name for name in ("countdown_token", "wait_token") if rnd.get(name))
         if spent:
             self.violation("tokens", f"round {round_id} finished {rnd['status']} holding {', '.join(spent)}", round_id)
+        if any(bet.get("operator") for bet in bets):
+            self._calls_agree(round_id, reconcile.check_rounds([round_id]))
         expected: dict[str, int] = {}
         if not voided and physical is not None:
             if physical.stopped:
@@ -333,16 +343,27 @@ class Invariants:
                 continue
             taken, paid = int(bet.get("taken", bet["amount"])), int((bet.get("result") or {}).get("paid", -1))
             credits = self.credits.get(bet_id, [])
-            if self.debits[bet_id] != taken:
+            if bet.get("operator"):
+                pass  # its debits and its one credit are the operator's calls, reconciled above
+            elif self.debits[bet_id] != taken:
                 self.violation("money", f"bet {bet_id} took {taken}; its wallet was debited {self.debits[bet_id]}",
                                round_id)
-            if credits != [paid]:
+            if not bet.get("operator") and credits != [paid]:
                 self.violation("money", f"bet {bet_id} paid {paid}; its wallet was credited {credits}", round_id)
             if voided and paid != taken:
                 self.violation("money", f"bet {bet_id} of a voided round refunded {paid} of its {taken}", round_id)
             if bet_id in expected and expected[bet_id] != paid:
                 self.violation("settlement", f"bet {bet_id} ({bet['type']} {bet['amount']}) paid {paid}; the cards "
                                              f"dealt pay {expected[bet_id]}", round_id)
+
+    def _calls_agree(self, round_id: str | None, found: reconcile.WalletCalls) -> None:
+        """A seamless round's bets against their calls to the operator's wallet (and, at the end,
+        those calls against the operator's own record): each bet's accepted debits sum to what it
+        took, a closed bet has exactly one credit call, of what it paid (a refund when voided), no
+        accepted debit is left without its bet and no voided one without its cancel."""
+        self.checked["wallet-calls"] += found.calls
+        for problem in found.problems:
+            self.violation("money", f"the operator's wallet: {problem}", round_id)
 
     def _expected_payouts(self, rnd: dict[str, Any], bets: list[dict[str, Any]]) -> dict[str, int]:
         physical = self.world.physical[str(rnd["round_id"])]
@@ -391,12 +412,47 @@ class Invariants:
         if held != self.deposited - stakes + credits:
             self.violation("money", f"the wallets hold {held}: deposited {self.deposited}, staked {stakes}, "
                                     f"credited {credits}")
+        if world.seamless_tables:
+            self._operator_at_the_end()
         self._audit()
+
+    def _operator_at_the_end(self) -> None:
+        """Every call to the operator's wallet was sent until it was answered (none is left to
+        send), each holds at the operator what Croupier recorded of it, the operator holds none
+        that Croupier never made, and each player's balance there is what they opened with, less
+        their stakes, plus their credits, to the unit."""
+        world = self.world
+        calls = [store.plain(item) for item in world.dynamo.items(settings().wallet_table)
+                 if keys.kind_of(item) == "call"]
+        left = sorted(f"{c['call']} {c['transaction_id']} ({c['status']})" for c in calls
+                      if c["status"] in ("pending", "sending"))
+        self.checked["outbox"] += 1
+        if left:
+            self.violation("liveness", f"{len(left)} calls to the operator's wallet were never answered: {left[:5]}")
+        bets = [store.plain(item) for item in world.dynamo.items(settings().game_table)
+                if keys.kind_of(item) == "bet" and item.get("operator")]
+        self._calls_agree(None, reconcile.check(bets, calls, operator_report=(OPERATOR,
+                                                                              world.operator.wallet.transactions())))
+        moved: Counter[str] = Counter()
+        for call in calls:
+            if call["call"] == "debit" and call["status"] == "accepted":
+                moved[str(call["player"])] -= int(call["amount"])
+            elif call["call"] == "credit" and call["status"] == "acknowledged":
+                moved[str(call["player"])] += int(call["amount"])
+        for player, opening in sorted(world.operator.opening.items()):
+            self.checked["conservation"] += 1
+            held = world.operator.wallet.balance(player)
+            if held != opening + moved[player]:
+                self.violation("money", f"{player} holds {held} at the operator: opened with {opening}, "
+                                        f"Croupier's accepted debits and acknowledged credits make it "
+                                        f"{opening + moved[player]}")
 
     def _audit(self) -> None:
         from ..app import audit
 
-        report = audit.run_audit()
+        operator = self.world.operator.wallet
+        report = audit.run_audit(operator_report=(OPERATOR, operator.transactions())
+                                 if self.world.seamless_tables else None)
         self.checked["audit"] += 1
         problems = getattr(report, "problems", None)
         if problems:

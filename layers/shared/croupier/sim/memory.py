@@ -99,23 +99,53 @@ class EventBusInMemory:
         return {"FailedEntryCount": 0, "Entries": [{"EventId": f"e-{len(self.published)}"} for _ in Entries]}
 
 
+MAX_DELAY_SECONDS = 900
+"""The longest delay SQS gives a message (15 minutes)."""
+
+
 class SqsInMemory:
     """``boto3.client("sqs")``: the queues a world keeps, by URL (``send``: put one message on a
-    queue, its group and deduplication id given for a FIFO queue). Only the batch send is
-    interpreted: the one call the functions a world runs make (the push queue's fan-out)."""
+    queue, its group and deduplication id given for a FIFO queue, and its delay in seconds). Only
+    the batch send is interpreted: the one call the functions a world runs make (the push queue's
+    fan-out, the wallet outbox's calls)."""
 
-    def __init__(self, send: Callable[[str, str, str | None, str | None], str | None]) -> None:
+    def __init__(self, send: Callable[[str, str, str | None, str | None, int], str | None]) -> None:
         self.send = send
 
     def send_message_batch(self, *, QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
         if not 1 <= len(Entries) <= 10:
             raise client_error("AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
                                f"a batch holds 1 to 10 messages, not {len(Entries)}", "SendMessageBatch")
+        delays = [entry.get("DelaySeconds", 0) for entry in Entries]
+        if any(not isinstance(d, int) or not 0 <= d <= MAX_DELAY_SECONDS for d in delays):
+            raise client_error("InvalidParameterValue", f"DelaySeconds is 0 to {MAX_DELAY_SECONDS}, not {delays}",
+                               "SendMessageBatch")
         done = []
-        for entry in Entries:
-            self.send(QueueUrl, entry["MessageBody"], entry.get("MessageGroupId"), entry.get("MessageDeduplicationId"))
+        for entry, delay in zip(Entries, delays, strict=True):
+            self.send(QueueUrl, entry["MessageBody"], entry.get("MessageGroupId"),
+                      entry.get("MessageDeduplicationId"), delay)
             done.append({"Id": entry["Id"], "MessageId": f"m-{entry['Id']}"})
         return {"Successful": done, "Failed": []}
+
+
+class SsmInMemory:
+    """``boto3.client("ssm")``: parameters by name (the operators' wallets). What is not there is
+    refused ``ParameterNotFound``, as SSM refuses it."""
+
+    def __init__(self) -> None:
+        self.parameters: dict[str, str] = {}
+
+    def put_parameter(self, *, Name: str, Value: str, Type: str = "String", Overwrite: bool = False,
+                      **_: Any) -> dict[str, Any]:
+        if Name in self.parameters and not Overwrite:
+            raise client_error("ParameterAlreadyExists", f"parameter {Name} exists", "PutParameter")
+        self.parameters[Name] = Value
+        return {"Version": 1}
+
+    def get_parameter(self, *, Name: str, WithDecryption: bool = False) -> dict[str, Any]:
+        if Name not in self.parameters:
+            raise client_error("ParameterNotFound", f"no parameter {Name}", "GetParameter")
+        return {"Parameter": {"Name": Name, "Value": self.parameters[Name]}}
 
 
 class ScreensInMemory:

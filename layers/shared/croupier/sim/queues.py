@@ -56,8 +56,10 @@ class Queue:
     _seen: dict[str, float] = field(default_factory=dict)
     """A FIFO queue's deduplication ids and when each was sent."""
 
-    def send(self, body: Any, group: str | None = None, deduplication_id: str | None = None) -> str | None:
-        """Put a message; its id, or None when a FIFO queue drops it as a duplicate."""
+    def send(self, body: Any, group: str | None = None, deduplication_id: str | None = None,
+             delay: float = 0.0) -> str | None:
+        """Put a message, received no sooner than ``delay`` seconds from now (its delay seconds);
+        its id, or None when a FIFO queue drops it as a duplicate."""
         now = self.clock.monotonic()
         if self.fifo:
             if group is None or deduplication_id is None:
@@ -66,7 +68,7 @@ class Queue:
             if sent is not None and now - sent < DEDUPLICATION_SECONDS:
                 return None
             self._seen[deduplication_id] = now
-        message = Message(f"{self.name}-{next(self._ids)}", body, group, now, visible_at=now)
+        message = Message(f"{self.name}-{next(self._ids)}", body, group, now, visible_at=now + delay)
         self.messages.append(message)
         return message.id
 

@@ -15,6 +15,11 @@ What runs the application's own code, and how:
   the push function: its handler, given the FIFO push queue's batches; every player and each
   table's supervisor watch their table on a screen (their connection kept as the connections
   function keeps it), which receives what API Gateway would post to it;
+- the outbox function: its Lambda handler, given the wallet-call queue's batches (a standard
+  queue: delays, redeliveries, duplicates) and its schedule's sweep every minute, for the tables
+  whose money is in an operator's seamless wallet (``seamless``); that wallet is the reference
+  operator wallet's ledger, reached through the application's wallet transport, failing as the
+  seed draws (:mod:`croupier.sim.operator`);
 - the players' bets and decisions, the dealer console's "open round" and the supervisor's void:
   the services the HTTP routes call (``croupier.app.bets``, ``decisions``, ``rounds``,
   ``supervision``), invoked as their function would be (faults included). The HTTP layer in front
@@ -47,7 +52,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..app import aws, config, keys, store
+from ..app import aws, config, keys, operators, seamless, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
 from ..app.engine import bet_from_item
@@ -69,15 +74,22 @@ from .memory import (
     EventBusInMemory,
     ScreensInMemory,
     SqsInMemory,
+    SsmInMemory,
     client_error,
     function_handler,
     settings_for,
     template_tables,
 )
+from .operator import OPERATOR, WALLET_FAULTS, OperatorAtWorld
 from .queues import Message, Queue
 from .streams import StreamMapping
 
 PUSH_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/sim-croupier-push.fifo"
+WALLET_CALLS_QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/sim-croupier-wallet-calls"
+SWEEP_EVERY = 60.0
+"""Seconds between two runs of the outbox's sweeper (its schedule: ``rate(1 minute)``)."""
+OPENING_BALANCE = 1_000_000
+"""What each player holds when the world begins, in either wallet."""
 STREAM_PACE = 0.25
 """Seconds between two polls of a stream shard by Lambda (four a second)."""
 CARD_PACE = 1 / 3
@@ -99,15 +111,18 @@ WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", 
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round."""
-FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS
+FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS
 
 DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01,
+    "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
+    "wallet-outage": 0.002,
 }
 """The fault mix of ``croupier chaos`` unless told otherwise: chances per invocation (function
-faults), per event sent (deliveries), per bet request (players) and per round (stray card, void)."""
+faults), per event sent (deliveries), per bet request (players), per round (stray card, void)
+and per call to an operator's wallet."""
 
 
 class FunctionDied(BaseException):
@@ -277,7 +292,7 @@ class World:
 
     def __init__(self, seed: int | str, plan: Plan | None = None, *, rounds: int = 10, tables: int = 2,
                  players: int = 4, game: str = "baccarat", root: Path | None = None,
-                 trace: int = 40, screens: bool = True) -> None:
+                 trace: int = 40, screens: bool = True, seamless: int = 0) -> None:
         self.seed, self.plan, self.rounds_wanted, self.game = seed, plan or Plan(), rounds, game
         self.screens_on = screens
         """Whether the screens run (the live and push functions, the players' and supervisors'
@@ -289,13 +304,22 @@ class World:
         """The faults of the screens' functions (live, push, connections), drawn apart: the rounds'
         own draws, and so the worlds the regression tests keep, are as they were without screens."""
         self.screen_faults.injected = self.faults.injected
+        self.seamless_tables = seamless
+        """How many of the tables (the last ones) keep their players' money in the operator's
+        seamless wallet, not in Croupier's: their stakes are debited there while the player waits,
+        their credits and cancels go through the outbox."""
+        self.wallet_faults = Faults(random.Random(f"{seed}:wallet-faults"), Plan(self.plan.rates))
+        """The faults of the operator's wallet and of the outbox function, drawn apart (a world
+        without seamless tables draws none of them)."""
+        self.wallet_faults.injected = self.faults.injected
         self.clock = VirtualClock()
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
         self.screens = ScreensInMemory(self._posted)
-        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus,
+        self.operator = OperatorAtWorld(self.clock, self.wallet_faults, random.Random(f"{seed}:operator"), self.note)
+        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus, "ssm": SsmInMemory(),
                                              "sqs": SqsInMemory(self._queued), "apigatewaymanagementapi": self.screens})
         self.steps: list[_Step] = []
         self.step_seq = itertools.count()
@@ -333,6 +357,8 @@ class World:
         self.live, self.push_queue, self._push_batch = self._screens_pipeline()
         self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll)
         self.push_poller = _Poller(self, "push queue polled", self._push_poll)
+        self.outbox, self._outbox_batch = self._outbox_queue()
+        self.outbox_poller = _Poller(self, "wallet-call queue polled", self._outbox_poll)
         self.screen_ids = random.Random(f"{seed}:screens")
         self.connections: dict[str, Any] = {}
         """Every screen connected, and who watches on it."""
@@ -373,11 +399,25 @@ class World:
         batch = int(resources["PushFunction"]["Properties"]["Events"]["Pushes"]["Properties"]["BatchSize"])
         return mapping, push, batch
 
+    def _outbox_queue(self) -> tuple[Queue, int]:
+        """The wallet outbox's queue as deployed (a standard queue: its visibility timeout, its
+        receives before the dead-letter queue) and the outbox function's batch size."""
+        resources = tpl.load(self.root / "template.yaml")["Resources"]
+        queue = resources["WalletCallsQueue"]["Properties"]
+        events = resources["OutboxFunction"]["Properties"]["Events"]["WalletCalls"]["Properties"]
+        outbox = Queue("wallet-calls", self.clock, random.Random(f"{self.seed}:wallet-calls"),
+                       visibility_timeout=float(queue["VisibilityTimeout"]),
+                       max_receives=int(queue["RedrivePolicy"]["maxReceiveCount"]),
+                       dead_letter=Queue("wallet-calls-dead-letters", self.clock,
+                                         random.Random(f"{self.seed}:wallet-calls-dead")),
+                       duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
+        return outbox, int(events["BatchSize"])
+
     def _settings(self) -> Settings:
         """The functions' settings in this world (what their environment variables say on AWS)."""
         return settings_for(self._tables_spec, "sim", BET_SHARDS="4", SETTLEMENT_WORKERS="1", PUSH_WORKERS="1",
                             PUSH_QUEUE_URL=PUSH_QUEUE_URL, WEBSOCKET_ENDPOINT="https://screens.sim",
-                            SCREENS_CAN_CLOSE="true")
+                            SCREENS_CAN_CLOSE="true", WALLET_CALLS_QUEUE_URL=WALLET_CALLS_QUEUE_URL)
 
     @contextlib.contextmanager
     def running(self) -> Iterator[World]:
@@ -393,7 +433,8 @@ class World:
 
         uuid.uuid4 = seeded_uuid4
         try:
-            with aws.standing_in(self.aws), using(self.clock), config.using(self._settings()):
+            with aws.standing_in(self.aws), using(self.clock), config.using(self._settings()), \
+                    seamless.using_transport(self.operator):
                 if not self.handlers:
                     self._deploy()
                 with self.output.capturing():  # the functions' loggers made (by their imports)
@@ -404,8 +445,9 @@ class World:
     def _deploy(self) -> None:
         for spec in self._tables_spec:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
-        for name in ("round", "settlement", "dealing", "live", "push"):
+        for name in ("round", "settlement", "dealing", "live", "push", "outbox"):
             self.handlers[name] = function_handler(self.root, name)
+        operators.put(self.operator.configuration())
 
     # --- invocations ---------------------------------------------------------------------------
 
@@ -524,13 +566,20 @@ class World:
             table_id = f"sim-{number}"
             players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
+            on_operator = number > self.table_count - self.seamless_tables
             tables.create_table(self.game, {"timers": {"countdown": 10, "pause_void": 120, "decision": 6,
-                                                       "insurance": 4, "follow": 4}}, table.reader, table_id)
+                                                       "insurance": 4, "follow": 4}}, table.reader, table_id,
+                                wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
-                self.invariants.deposit(player, 1_000_000)
+                if on_operator:
+                    self.operator.open_account(player, OPENING_BALANCE)
+                else:
+                    self.invariants.deposit(player, OPENING_BALANCE)
                 if self.game in BLACKJACK:
                     tables.sit(table_id, seat, player, "real")
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
+        if self.seamless_tables:
+            self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
 
     def _new_shoe(self, table: TableAtWorld) -> None:
         table.shoe = Shoe(self.rng, next(self.shoe_numbers))
@@ -931,11 +980,15 @@ class World:
         self.live_failures += 1
         self.note(f"  live gave up on a stream batch: {batch}")
 
-    def _queued(self, url: str, body: str, group: str | None, deduplication: str | None) -> str | None:
+    def _queued(self, url: str, body: str, group: str | None, deduplication: str | None, delay: int) -> str | None:
+        if url == WALLET_CALLS_QUEUE_URL:
+            sent = self.outbox.send(body, delay=delay)
+            self.outbox_poller.schedule(self.clock.monotonic() + delay + 0.02)
+            return sent
         if url != PUSH_QUEUE_URL:
             raise client_error("AWS.SimpleQueueService.NonExistentQueue", f"no queue {url}", "SendMessage")
-        sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest())
-        self.push_poller.schedule(self.clock.monotonic() + 0.02)
+        sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest(), delay)
+        self.push_poller.schedule(self.clock.monotonic() + delay + 0.02)
         return sent
 
     def _push_poll(self) -> None:
@@ -990,6 +1043,40 @@ class World:
             self.connections[connection_id] = who
 
 
+    # --- the operator's wallet: the outbox ---------------------------------------------------------
+
+    def _outbox_poll(self) -> None:
+        batch = self.outbox.receive(self._outbox_batch)
+        if batch:
+            event = sqs_event(batch, "sim-croupier-wallet-calls")
+            handler = self.handlers["outbox"]
+            try:
+                answer = self.invoke("outbox", lambda: handler(event, Context("outbox")), self.wallet_faults)
+            except Failure as failure:
+                self.note(f"  outbox batch failed ({failure.error}): redelivered after the visibility timeout")
+                answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
+            failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+            for message in batch:
+                if message.id not in failed:
+                    self.outbox.delete(message)
+        if self.outbox.messages:
+            now = self.clock.monotonic()
+            soonest = min(m.visible_at for m in self.outbox.messages)
+            self.outbox_poller.schedule(now + 0.02 if batch and soonest <= now else max(soonest, now + 0.02))
+
+    def _sweep(self) -> None:
+        """The outbox's schedule: every minute, the sweeper queues the calls overdue (a message lost,
+        a request that died with its debit), while the world has rounds or calls left."""
+        handler, event = self.handlers["outbox"], scheduled_event("sim-croupier-outbox-sweep", self.clock.time())
+        try:
+            self.invoke("outbox", lambda: handler(event, Context("outbox")), self.wallet_faults)
+        except Failure as failure:  # the schedule's invocation is asynchronous: the next minute's sweeps
+            self.note(f"  the sweeper failed ({failure.error})")
+        if self.rounds_started < self.rounds_wanted or len(self.invariants.rounds_checked) < len(self.physical) \
+                or store.due_calls(store.now_ms() + 10**12, 1):
+            self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
+
+
 @dataclass
 class _Poller:
     """Lambda's poller of one queue or stream, which polls all the time: a poll is scheduled for
@@ -1010,6 +1097,14 @@ class _Poller:
             return  # a sooner poll took over
         self.pending = None
         self.poll()
+
+
+def scheduled_event(rule: str, at: float) -> dict[str, Any]:
+    """What an EventBridge schedule's rule delivers to its function at ``at`` (epoch seconds)."""
+    moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+    return {"version": "0", "id": f"schedule-{int(at)}", "detail-type": "Scheduled Event", "source": "aws.events",
+            "account": ACCOUNT, "time": moment, "region": REGION,
+            "resources": [f"arn:aws:events:{REGION}:{ACCOUNT}:rule/{rule}"], "detail": {}}
 
 
 def sqs_event(batch: list[Message], queue: str) -> dict[str, Any]:

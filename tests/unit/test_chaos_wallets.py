@@ -1,0 +1,124 @@
+"""The simulated world with a table on an operator's seamless wallet (``croupier.sim.operator``):
+the stakes debited at the operator while the player waits, the credits and cancels sent by the real
+outbox function from its queue and its sweeper, the operator's wallet failing as the seed draws;
+and bugs planted in the wallet path, each reported as a violation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from croupier.app import seamless, wallets
+from croupier.sim.operator import WALLET_FAULTS
+from croupier.sim.world import DEFAULT_RATES, Plan, World
+
+WALLET_STORM = {"wallet-no-answer": 0.1, "wallet-lost-answer": 0.1, "wallet-error": 0.1, "wallet-duplicate": 0.1,
+                "wallet-outage": 0.02}
+"""Each fault of the operator's wallet at five or more times its usual chance."""
+
+
+def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30, game: str = "baccarat") -> World:
+    """Two tables of three players, the second on the operator's wallet."""
+    played = World(seed, Plan(dict(DEFAULT_RATES, **(rates or {}))), rounds=rounds, tables=2, players=3, game=game,
+                   seamless=1)
+    played.run()
+    return played
+
+
+def calls_left(played: World) -> list[dict[str, Any]]:
+    return [item for item in played.dynamo.items(played._settings().wallet_table)
+            if str(item["pk"]).startswith("CALL#") and item["status"] in ("pending", "sending")]
+
+
+def test_a_table_on_a_failing_operator_wallet_keeps_every_invariant() -> None:
+    # GIVEN the operator's wallet failing in every way, about one call in three, with outages
+    # WHEN two tables play 40 rounds, one of them on that wallet
+    played = world("wallet-storm", WALLET_STORM, rounds=40)
+    # THEN every invariant held: each bet's debits and its one credit agree with the operator's
+    # record, each player's balance there is what they opened with, less stakes, plus credits
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert sum(played.rounds_finished.values()) >= 40
+    for kind in WALLET_FAULTS:
+        assert played.faults.injected[kind] > 0, kind
+    checked = played.invariants.checked
+    assert checked["wallet-calls"] >= 100 and checked["outbox"] == 1
+    assert played.invocations["outbox"] > 0
+    # the outbox sent every credit and cancel until the operator acknowledged it
+    assert calls_left(played) == []
+    held = played.operator.wallet.transactions()
+    assert {t["kind"] for t in held.values()} == {"debit", "credit", "cancel"}
+    assert played.operator.wallet.stats()["already-processed"] > 0  # a duplicate or a retry absorbed
+
+
+def test_the_same_seed_plays_the_same_seamless_world() -> None:
+    first, second = world("same-wallet", WALLET_STORM, rounds=12), world("same-wallet", WALLET_STORM, rounds=12)
+    assert first.trace == second.trace and first.steps_run == second.steps_run
+    assert first.operator.wallet.entries() == second.operator.wallet.entries()
+    assert first.wallet_faults.drawn == second.wallet_faults.drawn
+
+
+def test_a_world_without_seamless_tables_draws_no_wallet_fault() -> None:
+    played = World("internal-only", Plan(dict(DEFAULT_RATES, **WALLET_STORM)), rounds=6, tables=2, players=2)
+    played.run()
+    assert played.violations == [] and played.wallet_faults.drawn == []
+    assert played.operator.wallet.transactions() == {} and played.invocations["outbox"] == 0
+
+
+@pytest.mark.parametrize("game", ["deluxe-blackjack", "pok-deng"])
+def test_the_other_wallet_movements_keep_every_invariant(game: str) -> None:
+    # GIVEN doubles, splits, insurance and follows (blackjack) or a reservation (Pok Deng) debited
+    # at the operator while it fails
+    played = world(f"wallet-{game}", WALLET_STORM, rounds=20, game=game)
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert played.invariants.checked["wallet-calls"] > 0
+
+
+# --- planted bugs: each must be reported ---------------------------------------------------
+
+
+def test_planted_unanswered_credit_taken_for_acknowledged_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a client that takes no answer to a credit or a cancel for the operator's acknowledgement
+    send = seamless.send
+
+    def optimistic(operator: Any, call: str, body: dict[str, Any]) -> seamless.Outcome:
+        outcome = send(operator, call, body)
+        if call in ("credit", "cancel") and outcome.result == "unknown":
+            return seamless.Outcome("ok", 200, "ok", "acknowledged", outcome.ms, {"status": "ok"})
+        return outcome
+
+    monkeypatch.setattr(seamless, "send", optimistic)
+    # WHEN a world plays on a wallet that often does not answer
+    played = world("planted-wallet-1", {"wallet-no-answer": 0.2})
+    # THEN a credit Croupier says the operator acknowledged, that the operator never applied, is reported
+    assert any(v.invariant == "money" and "should hold it applied, but it is unknown" in v.detail
+               for v in played.violations), [v.detail for v in played.violations]
+
+
+def test_planted_debit_never_cancelled_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN debits that are never cancelled once their answer was lost (the bet was refused)
+    monkeypatch.setattr(seamless, "void", lambda transactions: None)
+    played = world("planted-wallet-2", {"wallet-lost-answer": 0.2}, rounds=12)
+    # THEN the stake the operator took for a bet that was never placed is reported
+    assert any(v.invariant == "liveness" and "were never answered" in v.detail for v in played.violations), \
+        [v.detail for v in played.violations]
+
+
+def test_planted_lost_bet_closed_without_its_credit_of_zero_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN settlement that sends no credit for a lost bet (a credit of 0 "moves no money")
+    credit = wallets.Seamless.credit
+
+    def skipping_zero(self: wallets.Seamless, player: str, batch: Sequence[wallets.Finishing],
+                      closes: Sequence[dict[str, Any]]) -> None:
+        paying = [finishing for finishing in batch if finishing[2] > 0]
+        if paying:
+            credit(self, player, paying, closes)
+        else:
+            wallets.store.write(list(closes))
+
+    monkeypatch.setattr(wallets.Seamless, "credit", skipping_zero)
+    played = world("planted-wallet-3", rounds=8)
+    # THEN the operator, who holds the stake, is never told the bet was lost: reported
+    assert any(v.invariant == "money" and "with credit calls [] (must be settle only)" in v.detail
+               for v in played.violations), [v.detail for v in played.violations]
