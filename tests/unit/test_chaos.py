@@ -79,6 +79,25 @@ def test_the_other_games_worlds_keep_every_invariant(game: str) -> None:
         assert played.invariants.checked["hidden"] >= 30
 
 
+def test_deluxe_players_bet_behind_other_seats_and_answer_their_windows() -> None:
+    # GIVEN Deluxe players who also bet behind another seat now and then, and answer the
+    # insurance and follow windows on those bets about half the time
+    played = World("behind", Plan(), rounds=60, tables=2, players=4, game="deluxe-blackjack", screens=False)
+    played.run()
+    assert played.violations == [], [v.detail for v in played.violations]
+    with played.running():
+        bets = [b for r in played.physical for b in played.invariants.round_bets(r)]
+        events = [e for r in played.physical for e in played._round_item(r).get("events", [])]
+    behind = [b for b in bets if b["type"] == "behind"]
+    # THEN bets behind were settled with their seats, and refunded in full where the seat was not dealt
+    assert sum(b["status"] == "settled" for b in behind) >= 20
+    refunded = [b for b in behind if b["status"] == "refunded"]
+    assert refunded and all(b["result"]["paid"] == b["taken"] for b in refunded)
+    # and an answer on a bet behind (a follow, or insurance) was applied by the round
+    answers = [e["action"] for e in events if "action" in e and e["action"].get("player")]
+    assert any(a["action"] in ("follow-double", "follow-split", "insurance") for a in answers), answers
+
+
 # --- planted bugs: each must be reported ---------------------------------------------------
 
 

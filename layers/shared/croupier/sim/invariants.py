@@ -337,11 +337,14 @@ class Invariants:
         for bet in bets:
             self.checked["bets"] += 1
             bet_id, status = str(bet["bet_id"]), bet.get("status")
-            wanted = BetStatus.REFUNDED if voided else BetStatus.SETTLED
+            wanted = BetStatus.REFUNDED if voided or self._not_dealt(rnd, bet, physical) else BetStatus.SETTLED
             if status != wanted:
-                self.violation("closed-once", f"bet {bet_id} is {status} in a {rnd['status']} round", round_id)
+                self.violation("closed-once", f"bet {bet_id} ({bet['type']}) is {status} in a {rnd['status']} round",
+                               round_id)
                 continue
             taken, paid = int(bet.get("taken", bet["amount"])), int((bet.get("result") or {}).get("paid", -1))
+            if status == BetStatus.REFUNDED and paid != taken:
+                self.violation("money", f"bet {bet_id} refunded {paid} of its {taken}", round_id)
             credits = self.credits.get(bet_id, [])
             if bet.get("operator"):
                 pass  # its debits and its one credit are the operator's calls, reconciled above
@@ -350,11 +353,16 @@ class Invariants:
                                round_id)
             if not bet.get("operator") and credits != [paid]:
                 self.violation("money", f"bet {bet_id} paid {paid}; its wallet was credited {credits}", round_id)
-            if voided and paid != taken:
-                self.violation("money", f"bet {bet_id} of a voided round refunded {paid} of its {taken}", round_id)
             if bet_id in expected and expected[bet_id] != paid:
                 self.violation("settlement", f"bet {bet_id} ({bet['type']} {bet['amount']}) paid {paid}; the cards "
                                              f"dealt pay {expected[bet_id]}", round_id)
+
+    @staticmethod
+    def _not_dealt(rnd: dict[str, Any], bet: dict[str, Any], physical: Any) -> bool:
+        """A blackjack bet on a seat the dealer did not deal (its player placed no seat bet): the
+        rules refund it in full when betting closes."""
+        return (str(rnd["game"]) in BLACKJACK_GAMES and physical is not None and physical.engine is not None
+                and bet.get("seat") is not None and int(bet["seat"]) not in physical.dealt)
 
     def _calls_agree(self, round_id: str | None, found: reconcile.WalletCalls) -> None:
         """A seamless round's bets against their calls to the operator's wallet (and, at the end,

@@ -46,7 +46,7 @@ import time
 import uuid
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -62,7 +62,7 @@ from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
 from ..games import new_round
-from ..games.base import CardFor, DecisionFor, InsuranceWindow, RoundEngine, Settle
+from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import FakeDynamo, Refused
@@ -101,6 +101,8 @@ ready before shuffling again: longer than an event can stay in flight (five rece
 the devices' queue's visibility timeout) before it arrives or is dead-lettered."""
 
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
+BEHIND_CHANCE = 0.3
+"""The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm")
 """Faults of one invocation: the function's process dies before or after one of its store calls
@@ -252,6 +254,9 @@ class PhysicalRound:
     """The round's events the dealer has followed (the console shows decisions and windows)."""
     asked: set[str] = field(default_factory=set)
     """The decisions and windows the players were shown (each answered once, or left to its timer)."""
+    dealt: frozenset[int] = frozenset()
+    """The seats the dealer deals (a blackjack round): a bet behind or a pair bet on another seat
+    is refunded, its round settled."""
 
 
 @dataclass
@@ -334,6 +339,9 @@ class World:
         self.rounds_finished: Counter[str] = Counter()
         self.voided_why: Counter[str] = Counter()
         self.uuids = random.Random(f"{seed}:ids")
+        self.behind = random.Random(f"{seed}:behind")
+        """The draws of the bets behind a seat and their answers (Deluxe Blackjack), apart: the
+        worlds of the other games, and the seeds their regression tests keep, are as they were."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -693,6 +701,9 @@ class World:
             wanted: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "amount": 100 * self.rng.randint(1, 50)}]
             if self.rng.random() < 0.3:
                 wanted.append({"type": "pair", "seat": seat, "amount": 100 * self.rng.randint(1, 5)})
+            if self.game == "deluxe-blackjack" and len(table.players) > 1 and self.behind.random() < BEHIND_CHANCE:
+                other = self.behind.choice([n for n in range(1, len(table.players) + 1) if n != seat])
+                wanted.append({"type": "behind", "seat": other, "amount": 100 * self.behind.randint(1, 20)})
         else:
             kinds = POK_DENG_BETS if self.game == "pok-deng" else BACCARAT_BETS
             wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
@@ -718,11 +729,26 @@ class World:
             answer = self.invoke("bets", lambda: bets.place_bets(table.table_id, player, "real", wanted, key))
         except CroupierError as refused:
             self.note(f"  refused: {refused}")
+            if getattr(refused, "reason", "") == "not-your-seat" and not key.endswith("/seated"):
+                self._sit_again(table, player, wanted, key, late)
             return
         except Failure as failure:
             self.note(f"  failed: {failure.error}")
             return
         self.invariants.bets_answered(player, answer)
+
+    def _sit_again(self, table: TableAtWorld, player: str, wanted: list[dict[str, Any]], key: str, late: bool) -> None:
+        """A player whose seat was freed (rounds without a seat bet: a bet refused or lost) sits down
+        at it again, and bets again at once."""
+        from ..app import tables
+
+        seat = table.players.index(player) + 1
+        try:
+            self.invoke("tables", lambda: tables.sit(table.table_id, seat, player, "real"))
+        except (CroupierError, Failure) as refused:
+            self.note(f"  {player} could not sit down again: {refused}")
+            return
+        self._bet(table, player, wanted, f"{key}/seated", late)
 
     def _void(self, round_id: str) -> None:
         from ..app import supervision
@@ -751,7 +777,7 @@ class World:
                     lambda: self._deal(table, physical))
             return
         if physical.engine is None:
-            physical.engine = self._blackjack_engine(rnd)
+            physical.engine = self._blackjack_engine(physical, rnd)
         problem = self.mirror(physical, rnd)
         if problem:
             self.invariants.violation("hands", problem, physical.round_id)
@@ -813,7 +839,7 @@ class World:
         except (CroupierError, Failure) as refused:
             self.note(f"  resume refused: {refused}")
 
-    def _blackjack_engine(self, rnd: dict[str, Any]) -> RoundEngine:
+    def _blackjack_engine(self, physical: PhysicalRound, rnd: dict[str, Any]) -> RoundEngine:
         """The dealer's engine of a blackjack round at its first card: the seats with bets on the
         layout, as the rules seat them (the same pure rules the system applies at the close)."""
         from .. import betting
@@ -822,6 +848,7 @@ class World:
         bets = [bet_from_item(b) for b in self.invariants.round_bets(str(rnd["round_id"])) if b.get("status") == "open"]
         closing = betting.close_betting(str(rnd["game"]), table_rules(rnd),
                                         betting.seats_from_dict(rnd.get("seats") or {}), bets)
+        physical.dealt = frozenset(closing.dealt)
         return new_round(str(rnd["game"]), list(closing.bets), overrides=store.round_rules(rnd),
                          round_in_shoe=int(rnd.get("round_in_shoe", 1)), validate=False)
 
@@ -868,27 +895,44 @@ class World:
                 if self.rng.random() < 0.3:
                     self._decision_at(now + self.rng.uniform(0.3, 3.0), physical.round_id, player, seat, "insurance",
                                       None, f"{physical.round_id}/{key}/{seat}")
+            self._answer_behind(physical, expected.bets, "insurance", None, key)
+        elif isinstance(expected, FollowWindow):
+            self._answer_behind(physical, expected.bets, f"follow-{expected.what}", expected.hand, key)
+
+    def _answer_behind(self, physical: PhysicalRound, bet_ids: Sequence[str], action: str, hand: int | None,
+                       key: str) -> None:
+        """The players betting behind a seat answer a window on their bet (buy insurance, follow a
+        double or a split) about half the time, or let its timer close it."""
+        behind = {str(b["bet_id"]): b for b in self.invariants.round_bets(physical.round_id) if b["type"] == "behind"}
+        for bet_id in bet_ids:
+            bet = behind.get(bet_id)
+            if bet is None or self.behind.random() < 0.5:
+                continue
+            self._decision_at(self.clock.monotonic() + self.behind.uniform(0.3, 3.0), physical.round_id,
+                              str(bet["player"]), int(bet["seat"]), action, hand, f"{physical.round_id}/{key}/{bet_id}",
+                              behind=True)
 
     def _decision_at(self, when: float, round_id: str, player: str, seat: int, action: str, hand: int | None,
-                     key: str) -> None:
-        self.at(when, f"{player} decides {action} on seat {seat}",
-                lambda: self._decide(round_id, player, seat, action, hand, key))
+                     key: str, behind: bool = False) -> None:
+        where = f"{'behind ' if behind else ''}seat {seat}"
+        self.at(when, f"{player} decides {action} on {where}",
+                lambda: self._decide(round_id, player, seat, action, hand, key, behind=behind))
         if self.faults.roll("double-click", key) is not None:
             self.at(when, f"{player} decides again at once",
-                    lambda: self._decide(round_id, player, seat, action, hand, key, "double-click"))
+                    lambda: self._decide(round_id, player, seat, action, hand, key, "double-click", behind))
         if self.faults.roll("retry", key) is not None:
             self.at(when + self.rng.uniform(0.2, 3.0), f"{player} decides again",
-                    lambda: self._decide(round_id, player, seat, action, hand, key, "retry"))
+                    lambda: self._decide(round_id, player, seat, action, hand, key, "retry", behind))
 
     def _decide(self, round_id: str, player: str, seat: int, action: str, hand: int | None, key: str,
-                fault: str | None = None) -> None:
+                fault: str | None = None, behind: bool = False) -> None:
         from ..app import decisions
 
         if fault:
             self.faults.happened(fault)
         try:
-            self.invoke("decisions", lambda: decisions.decide(round_id, player, seat, action, hand=hand,
-                                                              idempotency_key=key))
+            self.invoke("decisions", lambda: decisions.decide(round_id, player, seat, action, behind=behind,
+                                                              hand=hand, idempotency_key=key))
         except (CroupierError, Failure) as refused:
             self.note(f"  decision refused: {refused}")
 
