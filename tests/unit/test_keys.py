@@ -1,5 +1,6 @@
 """Every key of the two tables is spelled in one module, ``croupier.app.keys``: what an item is, and
-whose, is read back from its key by the same module that wrote it."""
+whose, is read back from its key by the same module that wrote it. Every request to the tables,
+its conditions and expressions, is made in one module too, ``croupier.app.store``."""
 
 from __future__ import annotations
 
@@ -30,6 +31,50 @@ def test_no_module_but_keys_spells_a_key() -> None:
                if isinstance(node, ast.Constant) and isinstance(node.value, str) and PREFIX.match(node.value)]
     # THEN none begins like a key: each is built by croupier.app.keys
     assert spelled == [], "keys spelled outside croupier.app.keys: " + ", ".join(spelled)
+
+
+STORE_MODULE = ROOT / "layers" / "shared" / "croupier" / "app" / "store.py"
+APPLICATION = sorted(path for path in (ROOT / "layers" / "shared" / "croupier" / "app").rglob("*.py")
+                     if path != STORE_MODULE)
+REQUESTS = frozenset({"put_item", "update_item", "delete_item", "get_item", "query", "scan", "batch_get_item",
+                      "batch_write_item", "transact_write_items", "transact_get_items"})
+"""What DynamoDB is asked: called (by keyword alone, as boto3 takes it) anywhere but the store, it
+is a request made outside the store."""
+REQUEST_PARTS = frozenset({"ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
+                           "ProjectionExpression", "Put", "Update", "Delete", "ConditionCheck"})
+"""The parts of a request or of a transaction's item: spelled anywhere but the store, it is a
+condition or an expression written outside it."""
+
+
+def test_no_module_of_the_application_but_the_store_asks_dynamodb() -> None:
+    # GIVEN the application's modules but the store
+    trees = parse_files(APPLICATION)
+    # WHEN their calls and their strings are read
+    found = [f"{path.relative_to(ROOT)}:{node.lineno} {name}"
+             for path, tree in trees.items() for node in ast.walk(tree)
+             for name in _request(node) if name]
+    # THEN none calls DynamoDB or spells a condition, an expression or a transaction's item
+    assert found == [], "DynamoDB asked outside croupier.app.store: " + ", ".join(found)
+
+
+def _request(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REQUESTS \
+            and not node.args:
+        return [f".{node.func.attr}(...)"]
+    if isinstance(node, ast.keyword) and node.arg in REQUEST_PARTS:
+        return [f"{node.arg}="]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in REQUEST_PARTS:
+        return [repr(node.value)]
+    return []
+
+
+def test_the_store_check_finds_a_request_made_elsewhere(tmp_path: Path) -> None:
+    module = tmp_path / "elsewhere.py"
+    module.write_text("def f(t, shoe):\n    t.update_item(Key={}, UpdateExpression='SET a = :a')\n"
+                      "    shoe.scan('AS')\n    return {'Update': {}}\n")
+    tree = parse_files([module])[module]
+    assert sorted(name for node in ast.walk(tree) for name in _request(node)) == [
+        "'Update'", ".update_item(...)", "UpdateExpression="]
 
 
 @pytest.mark.parametrize(("key", "kind"), [

@@ -21,7 +21,6 @@ from typing import Any
 
 from ..rules import PokDengRules
 from . import keys, store
-from .config import settings
 from .identity import Identity
 from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
@@ -50,13 +49,8 @@ def append_result(rnd: dict[str, Any]) -> dict[str, Any] | None:
     result = result_of(rnd)
     if result is None:
         return None
-    return {"Update": {
-        "TableName": settings().game_table, "Key": keys.results_key(rnd["table_id"], rnd["shoe_id"]),
-        "UpdateExpression": "SET results = list_append(if_not_exists(results, :none), :one), "
-                            "round_ids = list_append(if_not_exists(round_ids, :none), :id), game = :game",
-        "ConditionExpression": "attribute_not_exists(round_ids) OR NOT contains(round_ids, :rid)",
-        "ExpressionAttributeValues": {":none": [], ":one": [{**result, "round_in_shoe": int(rnd["round_in_shoe"])}],
-                                      ":id": [rnd["round_id"]], ":rid": rnd["round_id"], ":game": rnd["game"]}}}
+    return store.shoe_result_op(rnd["table_id"], rnd["shoe_id"], rnd["round_id"], rnd["game"],
+                                {**result, "round_in_shoe": int(rnd["round_in_shoe"])})
 
 
 def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] | None:
@@ -111,15 +105,6 @@ def _round_line(rnd: dict[str, Any]) -> dict[str, Any]:
 
 def _page(partition: str, limit: int, cursor: str | None, *, newest_first: bool,
           shoe_id: str | None = None) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
-                              "ExpressionAttributeValues": {":p": partition}, "ScanIndexForward": not newest_first,
-                              "Limit": limit}
-    if shoe_id:
-        kwargs["FilterExpression"] = "shoe_id = :shoe"
-        kwargs["ExpressionAttributeValues"][":shoe"] = shoe_id
-    start = decode_cursor(cursor, partition)
-    if start:
-        kwargs["ExclusiveStartKey"] = start
-    page = store.game_table().query(**kwargs)
-    return {"items": [store.plain(i) for i in page.get("Items", [])],
-            "cursor": encode_cursor(page.get("LastEvaluatedKey"))}
+    items, last = store.index_page(partition, limit, decode_cursor(cursor, partition), newest_first=newest_first,
+                                   where={"shoe_id": shoe_id} if shoe_id else None)
+    return {"items": items, "cursor": encode_cursor(last)}

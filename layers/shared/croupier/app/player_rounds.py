@@ -55,24 +55,13 @@ def _sort_key(ms: int, last: bool) -> str:
 def player_rounds(player: str, limit: int, cursor: str | None, table_id: str | None = None,
                   since: int | None = None, until: int | None = None) -> dict[str, Any]:
     partition = keys.player_index(player)
-    values: dict[str, Any] = {":p": partition}
-    condition = "gsi1pk = :p"
+    between = None
     if since is not None or until is not None:
-        condition += " AND gsi1sk BETWEEN :from AND :to"
-        values[":from"] = _sort_key(since or 0, last=False)
-        values[":to"] = _sort_key(until if until is not None else 10**13 - 1, last=True)
-    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": condition,
-                              "ExpressionAttributeValues": values, "ScanIndexForward": False, "Limit": limit}
-    if table_id:
-        kwargs["FilterExpression"] = "table_id = :t"
-        values[":t"] = table_id
-    start = decode_cursor(cursor, partition)
-    if start:
-        kwargs["ExclusiveStartKey"] = start
-    page = store.game_table().query(**kwargs)
+        between = (_sort_key(since or 0, last=False), _sort_key(until if until is not None else 10**13 - 1, last=True))
+    items, last = store.index_page(partition, limit, decode_cursor(cursor, partition), sort_between=between,
+                                   where={"table_id": table_id} if table_id else None)
     rounds: dict[str, dict[str, Any]] = {}
-    for raw in page.get("Items", []):
-        item = store.plain(raw)
+    for item in items:
         entry = rounds.get(item["round_id"])
         if entry is None:
             rnd = store.get(store.game_table(), keys.round_key(item["round_id"]), consistent=False) or {}
@@ -85,4 +74,4 @@ def player_rounds(player: str, limit: int, cursor: str | None, table_id: str | N
             **{k: item[k] for k in ("bet_id", "type", "seat", "mode", "amount", "status", "placed_at")
                if item.get(k) is not None},
             **({"net": int(result["net"])} if result.get("net") is not None else {})})
-    return {"player": player, "rounds": list(rounds.values()), "cursor": encode_cursor(page.get("LastEvaluatedKey"))}
+    return {"player": player, "rounds": list(rounds.values()), "cursor": encode_cursor(last)}

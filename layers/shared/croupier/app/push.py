@@ -133,7 +133,7 @@ def connect(connection_id: str, who: Identity, token_expires_at: int | None = No
     """Keep a connection that presented a valid token: who it is, and until when (the token's
     ``exp``, seconds since the epoch; at most the connection's two hours)."""
     expires = clock.now_s() + CONNECTION_HOURS * 3600
-    store.game_table().put_item(Item={
+    store.put_connection({
         **keys.connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
         "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
         "slot_at": {}, "connected_at": store.now_ms(), "expires_at": expires,
@@ -160,15 +160,8 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
     for table in connection.get("tables", []):
         watch = keys.watch_key(table, slot_at(connection, table), connection_id)
         for key in (watch, *_audience_keys(table, known, connection_id)):
-            try:
-                store.game_table().update_item(Key=key, UpdateExpression="SET token_expires_at = :u",
-                                               ConditionExpression="attribute_exists(pk)",
-                                               ExpressionAttributeValues={":u": until})
-            except ClientError as exc:
-                if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                    raise
-    store.game_table().update_item(Key=keys.connection_key(connection_id), UpdateExpression="SET token_expires_at = :u",
-                                   ExpressionAttributeValues={":u": until})
+            store.extend_token(key, until, if_there=True)  # a watch gone meanwhile stays gone
+    store.extend_token(keys.connection_key(connection_id), until)
     return until
 
 
@@ -213,24 +206,7 @@ MESSAGES_PER_SECOND = 5
 def admit(connection_id: str) -> None:
     """Count one message of the connection in its current second; over
     :data:`MESSAGES_PER_SECOND`, refused (``too-many-messages``) before anything is done."""
-    second = clock.now_s()
-    table = store.game_table()
-    names = {"#w": "msg_second"}
-    try:
-        table.update_item(Key=keys.connection_key(connection_id), UpdateExpression="SET #w = :s, msg_count = :one",
-                          ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#w) OR #w <> :s)",
-                          ExpressionAttributeNames=names, ExpressionAttributeValues={":s": second, ":one": 1})
-        return
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
-    try:
-        table.update_item(Key=keys.connection_key(connection_id), UpdateExpression="ADD msg_count :one",
-                          ConditionExpression="#w = :s AND msg_count < :max", ExpressionAttributeNames=names,
-                          ExpressionAttributeValues={":s": second, ":one": 1, ":max": MESSAGES_PER_SECOND})
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
+    if not store.count_message(connection_id, clock.now_s(), MESSAGES_PER_SECOND):
         _connection(connection_id)  # not known: say so
         raise StateConflict(f"at most {MESSAGES_PER_SECOND} messages a second per connection: this one was not "
                             "read; send it again in a moment", reason="too-many-messages") from None
@@ -263,7 +239,7 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
     and the connection's list (and the slot it joined) go together, and only if the connection did
     not watch the table yet, watches fewer than MAX_TABLES, and the slot still has room: a request
     repeated, or two at once, count it once; a slot filled meanwhile is chosen again."""
-    connection_id, name = str(connection["connection_id"]), settings().game_table
+    connection_id = str(connection["connection_id"])
     slots = int(connection.get("slots") or settings().push_slots)
     in_order = "slot_at" in connection  # else a connection made before slots were filled in order
     watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
@@ -273,26 +249,9 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
         slot, below = _slot_to_join(table, slots) if in_order else (slot_of(connection_id, slots), None)
         if attempt == slots:  # the slots filled as fast as they were chosen: the least filled, no limit
             below = None
-        count: dict[str, Any] = {"TableName": name, "Key": keys.slots_key(table), "UpdateExpression": "ADD #s :one",
-                                 "ExpressionAttributeNames": {"#s": _slot_name(slot)},
-                                 "ExpressionAttributeValues": {":one": 1}}
-        if below is not None:
-            count["ConditionExpression"] = "attribute_not_exists(#s) OR #s < :room"
-            count["ExpressionAttributeValues"][":room"] = below
-        listed: dict[str, Any] = {
-            "TableName": name, "Key": keys.connection_key(connection_id),
-            "UpdateExpression": "SET tables = list_append(tables, :t)" + (", slot_at.#t = :slot" if in_order else ""),
-            "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) AND size(tables) < :max",
-            "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": MAX_TABLES,
-                                          **({":slot": slot} if in_order else {})},
-            **({"ExpressionAttributeNames": {"#t": table}} if in_order else {})}
         try:
-            store.write([
-                {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                         "Item": {**keys.watch_key(table, slot, connection_id), **watcher}}},
-                *({"Put": {"TableName": name, "Item": {**key, **watcher}}}
-                  for key in _audience_keys(table, who, connection_id)),
-                {"Update": count}, {"Update": listed}])
+            store.write(store.watch_ops(table, slot, below, watcher, _audience_keys(table, who, connection_id),
+                                        most_tables=MAX_TABLES, slot_name=_slot_name(slot), in_order=in_order))
             return
         except store.Conflict:
             now = store.get(store.game_table(), keys.connection_key(connection_id))
@@ -318,27 +277,18 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
         slot = slot_at(connection, table)
         # the watch and its slot's count go together: two pushes finding the same screen gone
         # both unsubscribe it; one of them removes the watch, and the count is down by then
-        name = settings().game_table
         try:
-            store.write([
-                {"Delete": {"TableName": name, "Key": keys.watch_key(table, slot, connection_id),
-                            "ConditionExpression": "attribute_exists(pk)"}},
-                *({"Delete": {"TableName": name, "Key": key}}
-                  for key in _audience_keys(table, identity_of(connection), connection_id)),
-                {"Update": {"TableName": name, "Key": keys.slots_key(table), "UpdateExpression": "ADD #s :minus",
-                            "ExpressionAttributeNames": {"#s": _slot_name(slot)},
-                            "ExpressionAttributeValues": {":minus": -1}}}])
+            store.write(store.unwatch_ops(table, slot, connection_id,
+                                          _audience_keys(table, identity_of(connection), connection_id),
+                                          _slot_name(slot)))
         except store.Conflict:
             continue
     if tables is None:
-        store.game_table().delete_item(Key=keys.connection_key(connection_id))
+        store.forget_connection(connection_id)
     else:
         kept = [t for t in connection.get("tables", []) if t not in leaving]
         joined = {t: s for t, s in (connection.get("slot_at") or {}).items() if t in kept}
-        store.game_table().update_item(
-            Key=keys.connection_key(connection_id),
-            UpdateExpression="SET tables = :t" + (", slot_at = :j" if "slot_at" in connection else ""),
-            ExpressionAttributeValues={":t": kept, **({":j": joined} if "slot_at" in connection else {})})
+        store.set_watched(connection_id, kept, joined if "slot_at" in connection else None)
 
 
 def send(connection_id: str, message: dict[str, Any]) -> bool:
@@ -399,9 +349,7 @@ def audience_watchers(watched: str, audience: tuple[str, str]) -> list[dict[str,
     if kind == "player" and watched == EVERY_TABLE:
         return []  # only staff watch every table
     prefix = keys.STAFF if kind == "staff" else keys.player_watch(subject)
-    items = store.query_all(store.game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
-                            ExpressionAttributeValues={":p": keys.watch_pk(watched), ":s": prefix},
-                            ConsistentRead=True)  # as the slot counts are read: a watch just made counts
+    items = store.watches(watched, prefix, consistent=True)  # as the slot counts are read: a watch just made counts
     return [{k: item[k] for k in WATCHER_FIELDS if k in item} for item in items]
 
 
@@ -437,8 +385,7 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
 
 
 def watchers(table: str, slot: int) -> Iterable[dict[str, Any]]:
-    return store.query_all(store.game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
-                           ExpressionAttributeValues={":p": keys.watch_pk(table), ":s": keys.watch_slot(slot)})
+    return store.watches(table, keys.watch_slot(slot))
 
 
 def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str, Any]], message_id: str,

@@ -182,14 +182,7 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """The player's bet record, newest first, paged: per bet the table, game, round, time, amounts,
     outcome and payout, the balance after its settlement (from the ledger), and per round its cards
     and hands and the decisions taken."""
-    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": "gsi1pk = :p",
-                              "ExpressionAttributeValues": {":p": keys.player_index(player)},
-                              "ScanIndexForward": False, "Limit": limit}
-    start = _decode(cursor, player)
-    if start:
-        kwargs["ExclusiveStartKey"] = start
-    page = store.game_table().query(**kwargs)
-    items = [store.plain(i) for i in page.get("Items", [])]
+    items, last = store.index_page(keys.player_index(player), limit, _decode(cursor, player))
     fields = ("bet_id", "round_id", "table_id", "game", "type", "seat", "mode", "amount", "taken", "status",
               "placed_at", "result")
     bets, rounds = [], {}
@@ -203,7 +196,7 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
         bets.append(entry)
         if item["round_id"] not in rounds:
             rounds[item["round_id"]] = _round_record(item["round_id"], player)
-    return {"bets": bets, "rounds": rounds, "cursor": _encode(page.get("LastEvaluatedKey"))}
+    return {"bets": bets, "rounds": rounds, "cursor": _encode(last)}
 
 
 def _round_record(round_id: str, player: str) -> dict[str, Any]:
@@ -231,9 +224,7 @@ LEDGER_FIELDS = ("amount", "balance_before", "balance_after", "kind", "at", "rou
 
 def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
     item = store.get(store.wallet_table(), keys.wallet_key(player))
-    ledger = list(store.wallet_table().query(
-        KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False, Limit=entries,
-        ExpressionAttributeValues={":p": keys.wallet_pk(player), ":l": keys.LEDGER}).get("Items", []))
+    ledger = store.latest_ledger_entries(player, entries)
     return {"player": player, "balance": int(item["balance"]) if item else 0,
             "ledger": [{k: v for k, v in store.plain(e).items() if k in LEDGER_FIELDS} for e in ledger]}
 
@@ -275,9 +266,7 @@ def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for bet in bets:
         player = bet["player"]
         of_bet = keys.marker_key(player, f"bet:{bet['bet_id']}:")  # the markers' keys begin with it
-        markers = store.query_all(store.wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
-                                  ExpressionAttributeValues={":p": of_bet["pk"], ":op": of_bet["sk"]})
-        for marker in markers:
+        for marker in store.markers_from(of_bet):
             entry = store.get(store.wallet_table(), keys.ledger_key(player, int(marker["seq"])))
             if entry:
                 plain = store.plain(entry)

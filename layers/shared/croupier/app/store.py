@@ -1,4 +1,6 @@
-"""DynamoDB access: keys, items and the one way money moves.
+"""DynamoDB access: every request made to the two tables, with its conditions and expressions, by
+intent (no other module of the application asks DynamoDB: ``tests/unit/test_keys.py``), and the one
+way money moves. Every key is built by :mod:`croupier.app.keys`.
 
 Two tables (``template.yaml``):
 
@@ -54,10 +56,12 @@ from .config import forget_settings, settings
 from .errors import NotFound
 from .keys import (
     DUE,
+    LEDGER,
     LOG_ENTRY,
     bet_key,
     bet_request_key,
     call_key,
+    connection_key,
     ledger_key,
     log_entry_key,
     log_entry_sk,
@@ -66,14 +70,19 @@ from .keys import (
     marker_key,
     once_key,
     player_round_key,
+    results_key,
     round_key,
     round_pk,
     rules_key,
     shard_pk,
+    slots_key,
     table_key,
     waiting_key,
     waiting_pk,
     wallet_key,
+    wallet_pk,
+    watch_key,
+    watch_pk,
 )
 from .records import BetStatus, RoundStatus
 
@@ -829,3 +838,164 @@ def _markers(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]]) -> li
     if any(done):
         raise Conflict(f"part of a money movement for {player} happened already: refusing to repeat it")
     return None
+
+
+# --- a shoe's results (the lobby's roads) -------------------------------------------------------
+
+
+def shoe_result_op(table_id: str, shoe_id: str, round_id: str, game: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item appending a settled round's result to its shoe's results, once (a
+    settlement retried finds its round there already)."""
+    return {"Update": {
+        "TableName": settings().game_table, "Key": results_key(table_id, shoe_id),
+        "UpdateExpression": "SET results = list_append(if_not_exists(results, :none), :one), "
+                            "round_ids = list_append(if_not_exists(round_ids, :none), :id), game = :game",
+        "ConditionExpression": "attribute_not_exists(round_ids) OR NOT contains(round_ids, :rid)",
+        "ExpressionAttributeValues": {":none": [], ":one": [result], ":id": [round_id], ":rid": round_id,
+                                      ":game": game}}}
+
+
+# --- the views' reads ----------------------------------------------------------------------------
+
+
+def index_page(partition: str, limit: int, start: dict[str, Any] | None, *, newest_first: bool = True,
+               sort_between: tuple[str, str] | None = None, where: dict[str, str] | None = None,
+               ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """One page of a partition of the ``by-player`` index (a player's bets, a table's rounds):
+    newest first unless told, its sort keys ``sort_between`` two (inclusive), only the items whose
+    attributes equal ``where``'s (read, then left out: the page may hold fewer than ``limit``).
+    Its items, and the key the next page starts from (None: this was the last)."""
+    values: dict[str, Any] = {":p": partition}
+    condition = "gsi1pk = :p"
+    if sort_between is not None:
+        condition += " AND gsi1sk BETWEEN :from AND :to"
+        values[":from"], values[":to"] = sort_between
+    kwargs: dict[str, Any] = {"IndexName": "by-player", "KeyConditionExpression": condition,
+                              "ExpressionAttributeValues": values, "ScanIndexForward": not newest_first,
+                              "Limit": limit}
+    if where:
+        names = {f"#w{i}": name for i, name in enumerate(where)}
+        kwargs["FilterExpression"] = " AND ".join(f"#w{i} = :w{i}" for i in range(len(where)))
+        kwargs["ExpressionAttributeNames"] = names
+        values.update({f":w{i}": value for i, value in enumerate(where.values())})
+    if start:
+        kwargs["ExclusiveStartKey"] = start
+    page = game_table().query(**kwargs)
+    return [plain(i) for i in page.get("Items", [])], page.get("LastEvaluatedKey")
+
+
+def latest_ledger_entries(player: str, most: int) -> list[dict[str, Any]]:
+    """A wallet's last ``most`` ledger entries, newest first."""
+    page = wallet_table().query(KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False,
+                                Limit=most, ExpressionAttributeValues={":p": wallet_pk(player), ":l": LEDGER})
+    return [plain(i) for i in page.get("Items", [])]
+
+
+def markers_from(marker: dict[str, str]) -> list[dict[str, Any]]:
+    """The once-only markers of a wallet whose operation begins as ``marker``'s (a key of
+    :func:`~croupier.app.keys.marker_key`: a bet's movements, ``bet:{bet}:``)."""
+    return list(query_all(wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
+                          ExpressionAttributeValues={":p": marker["pk"], ":op": marker["sk"]}))
+
+
+# --- the screens: connections and their watches --------------------------------------------------
+
+
+def put_connection(item: dict[str, Any]) -> None:
+    """Keep a WebSocket connection (a new one, or one connecting again with the same id)."""
+    game_table().put_item(Item=item)
+
+
+def extend_token(key: dict[str, str], until: int, *, if_there: bool = False) -> bool:
+    """Set the token expiry of a connection, or of a watch of it; with ``if_there``, only if the
+    item is still there (False: it was not)."""
+    try:
+        game_table().update_item(Key=key, UpdateExpression="SET token_expires_at = :u",
+                                 ExpressionAttributeValues={":u": until},
+                                 **({"ConditionExpression": "attribute_exists(pk)"} if if_there else {}))
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def count_message(connection_id: str, second: int, most: int) -> bool:
+    """Count one message of a connection in ``second``: False if it sent ``most`` in that second
+    already, or the connection is not there. The first of a second starts its count again."""
+    key, names = connection_key(connection_id), {"#w": "msg_second"}
+    try:
+        game_table().update_item(Key=key, UpdateExpression="SET #w = :s, msg_count = :one",
+                                 ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#w) OR #w <> :s)",
+                                 ExpressionAttributeNames=names, ExpressionAttributeValues={":s": second, ":one": 1})
+        return True
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+    try:
+        game_table().update_item(Key=key, UpdateExpression="ADD msg_count :one",
+                                 ConditionExpression="#w = :s AND msg_count < :max", ExpressionAttributeNames=names,
+                                 ExpressionAttributeValues={":s": second, ":one": 1, ":max": most})
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def watch_ops(table: str, slot: int, room: int | None, watcher: dict[str, Any], audience: Sequence[dict[str, str]],
+              *, most_tables: int, slot_name: str, in_order: bool) -> list[dict[str, Any]]:
+    """The transaction adding a table to a connection's watches: the watch (new), its audience's
+    items, one more in its slot's count (if the slot has fewer than ``room``: None, no limit) and
+    the table on the connection's list (and the slot it joined, ``in_order``), only if the
+    connection is there, does not list the table yet and lists fewer than ``most_tables``."""
+    name, connection_id = settings().game_table, str(watcher["connection_id"])
+    count: dict[str, Any] = {"TableName": name, "Key": slots_key(table), "UpdateExpression": "ADD #s :one",
+                             "ExpressionAttributeNames": {"#s": slot_name}, "ExpressionAttributeValues": {":one": 1}}
+    if room is not None:
+        count["ConditionExpression"] = "attribute_not_exists(#s) OR #s < :room"
+        count["ExpressionAttributeValues"][":room"] = room
+    listed: dict[str, Any] = {
+        "TableName": name, "Key": connection_key(connection_id),
+        "UpdateExpression": "SET tables = list_append(tables, :t)" + (", slot_at.#t = :slot" if in_order else ""),
+        "ConditionExpression": "attribute_exists(pk) AND NOT contains(tables, :name) AND size(tables) < :max",
+        "ExpressionAttributeValues": {":t": [table], ":name": table, ":max": most_tables,
+                                      **({":slot": slot} if in_order else {})},
+        **({"ExpressionAttributeNames": {"#t": table}} if in_order else {})}
+    return [{"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
+                     "Item": {**watch_key(table, slot, connection_id), **watcher}}},
+            *({"Put": {"TableName": name, "Item": {**key, **watcher}}} for key in audience),
+            {"Update": count}, {"Update": listed}]
+
+
+def unwatch_ops(table: str, slot: int, connection_id: str, audience: Sequence[dict[str, str]],
+                slot_name: str) -> list[dict[str, Any]]:
+    """The transaction taking a watch away with its audience's items and one off its slot's count,
+    only if the watch is still there (two removals of it count it down once)."""
+    name = settings().game_table
+    return [{"Delete": {"TableName": name, "Key": watch_key(table, slot, connection_id),
+                        "ConditionExpression": "attribute_exists(pk)"}},
+            *({"Delete": {"TableName": name, "Key": key}} for key in audience),
+            {"Update": {"TableName": name, "Key": slots_key(table), "UpdateExpression": "ADD #s :minus",
+                        "ExpressionAttributeNames": {"#s": slot_name}, "ExpressionAttributeValues": {":minus": -1}}}]
+
+
+def forget_connection(connection_id: str) -> None:
+    game_table().delete_item(Key=connection_key(connection_id))
+
+
+def set_watched(connection_id: str, tables: list[str], slot_at: dict[str, int] | None) -> None:
+    """The tables a connection watches now (and the slot it joined in each, for a connection that
+    keeps them)."""
+    game_table().update_item(
+        Key=connection_key(connection_id),
+        UpdateExpression="SET tables = :t" + (", slot_at = :j" if slot_at is not None else ""),
+        ExpressionAttributeValues={":t": tables, **({":j": slot_at} if slot_at is not None else {})})
+
+
+def watches(watched: str, prefix: str, *, consistent: bool = False) -> Iterator[dict[str, Any]]:
+    """The watch items of ``watched`` (a table, or every table) whose sort key begins with
+    ``prefix`` (a slot's, the staff's, one player's)."""
+    return query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
+                     ExpressionAttributeValues={":p": watch_pk(watched), ":s": prefix},
+                     **({"ConsistentRead": True} if consistent else {}))
