@@ -137,3 +137,32 @@ def test_a_raw_event_the_dealing_function_refuses_is_told_on_the_serve_console(t
         serve.wait(timeout=30)
     assert "local-croupier-cards-not-taken (DeviceEventsInvalid)" in said, said
     assert "card-scanned from croupier.card-reader.bac-1" in said and "10H" in said, said
+
+
+def test_serve_exits_soon_after_sigterm_even_when_the_stack_does_not_stop(tmp_path: Path) -> None:
+    # GIVEN make local's console whose stack never finishes stopping (a server waiting on a request
+    # it still serves), and a wait for it shortened to one second
+    state = tmp_path / "local.json"
+    stuck = tmp_path / "stuck_serve.py"
+    stuck.write_text("import time\n"
+                     "from croupier.local import serve, stack\n"
+                     "serve.STOP_WITHIN_S = 1.0\n"
+                     "stack.LocalStack.stop = lambda self: time.sleep(600)\n"
+                     "serve.run()\n", encoding="utf-8")
+    env = {**os.environ, "CROUPIER_LOCAL_STATE": str(state), "PYTHONUNBUFFERED": "1"}
+    serve = subprocess.Popen([sys.executable, str(stuck), "--api-port", "0", "--aws-port", "0", "--web-port", "0"],
+                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(serve.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    try:
+        wait_until(lambda: any("Press Ctrl-C" in line for line in lines), timeout=60)
+    finally:
+        # WHEN it is told to stop
+        serve.send_signal(signal.SIGTERM)
+        # THEN it says so and exits, without waiting for the stack
+        code = serve.wait(timeout=30)
+    reader.join(timeout=10)
+    assert code == 0
+    assert any("did not stop within 1 s; exiting all the same" in line for line in lines), lines[-5:]
+    assert not state.exists()

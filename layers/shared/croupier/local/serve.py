@@ -117,6 +117,10 @@ def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYE
     ]
 
 
+STOP_WITHIN_S = 10.0
+"""How long the console waits, once told to stop, for its servers and functions to stop."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="croupier-local", description="Run the local stack until interrupted.")
     parser.add_argument("--api-port", type=int, default=3000, help="port of the HTTP API (default 3000)")
@@ -163,10 +167,29 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
-    stack.stop()
     path.unlink(missing_ok=True)
+    # Stopping is bounded: a server waiting for a request it is still serving (a workflow's task
+    # in flight) is left to the process's exit, not waited for.
+    stopping = threading.Thread(target=stack.stop, name="stopping", daemon=True)
+    stopping.start()
+    stopping.join(STOP_WITHIN_S)
+    if stopping.is_alive():
+        print(f"croupier-local: the stack did not stop within {STOP_WITHIN_S:.0f} s; exiting all the same",
+              file=sys.stderr, flush=True)
     return 0
 
 
+def run(argv: list[str] | None = None) -> None:
+    """``python -m croupier.local.serve``: :func:`main`, then out of the process at once."""
+    code = main(argv)
+    # The stack is stopped (or given up on). An invocation still in flight in one of its function
+    # workers (a handler whose request to a server that just stopped waits out the SDK's timeout)
+    # is abandoned, as a Lambda environment's is when it is shut down: the interpreter would
+    # otherwise join the workers' threads at exit, and the console would hang that long.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
