@@ -1035,20 +1035,27 @@ class World:
         self.push_poller.schedule(self.clock.monotonic() + delay + 0.02)
         return sent
 
+    def _batch(self, queue: Queue, most: int, function: str, queue_name: str, faults: Faults) -> list[Message]:
+        """One poll of ``queue`` by ``function``'s event source mapping: a batch received, handed to
+        its handler, and deleted but for the messages it reported failed (all of them when the
+        invocation failed: they come back after the visibility timeout). The batch received."""
+        batch = queue.receive(most)
+        if not batch:
+            return batch
+        event, handler = sqs_event(batch, queue_name), self.handlers[function]
+        try:
+            answer = self.invoke(function, lambda: handler(event, Context(function)), faults)
+        except Failure as failure:
+            self.note(f"  {function} batch failed ({failure.error}): redelivered after the visibility timeout")
+            answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
+        failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+        for message in batch:
+            if message.id not in failed:
+                queue.delete(message)
+        return batch
+
     def _push_poll(self) -> None:
-        batch = self.push_queue.receive(self._push_batch)
-        if batch:
-            event = sqs_event(batch, "sim-croupier-push.fifo")
-            handler = self.handlers["push"]
-            try:
-                answer = self.invoke("push", lambda: handler(event, Context("push")), self.screen_faults)
-            except Failure as failure:
-                self.note(f"  push batch failed ({failure.error}): redelivered after the visibility timeout")
-                answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
-            failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
-            for message in batch:
-                if message.id not in failed:
-                    self.push_queue.delete(message)
+        batch = self._batch(self.push_queue, self._push_batch, "push", "sim-croupier-push.fifo", self.screen_faults)
         if self.push_queue.messages:  # at once while batches come; else when a message in flight
             now = self.clock.monotonic()  # comes back (its group's next waits for it)
             later = [m.visible_at for m in self.push_queue.messages if m.visible_at > now]
@@ -1086,23 +1093,10 @@ class World:
             screens[i] = (connection_id, who)
             self.connections[connection_id] = who
 
-
     # --- the operator's wallet: the outbox ---------------------------------------------------------
 
     def _outbox_poll(self) -> None:
-        batch = self.outbox.receive(self._outbox_batch)
-        if batch:
-            event = sqs_event(batch, "sim-croupier-wallet-calls")
-            handler = self.handlers["outbox"]
-            try:
-                answer = self.invoke("outbox", lambda: handler(event, Context("outbox")), self.wallet_faults)
-            except Failure as failure:
-                self.note(f"  outbox batch failed ({failure.error}): redelivered after the visibility timeout")
-                answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
-            failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
-            for message in batch:
-                if message.id not in failed:
-                    self.outbox.delete(message)
+        batch = self._batch(self.outbox, self._outbox_batch, "outbox", "sim-croupier-wallet-calls", self.wallet_faults)
         if self.outbox.messages:
             now = self.clock.monotonic()
             soonest = min(m.visible_at for m in self.outbox.messages)
