@@ -109,16 +109,17 @@ FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer"
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
 of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries)."""
-WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void")
+WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
+                "failed-scan")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
-supervisor voids a round."""
+supervisor voids a round, the reader fails to read a card (and the dealer scans it again)."""
 FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS
 
 DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
-    "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01,
+    "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002,
 }
@@ -317,6 +318,11 @@ class World:
         """The faults of the operator's wallet and of the outbox function, drawn apart (a world
         without seamless tables draws none of them)."""
         self.wallet_faults.injected = self.faults.injected
+        self.reader_faults = Faults(random.Random(f"{seed}:reader-faults"), Plan(self.plan.rates))
+        """The reader's failed reads, drawn apart with what they send (their ids, their deliveries'
+        faults): with none, a world plays as it did before they were simulated."""
+        self.reader_faults.injected = self.faults.injected
+        self.reader_ids = random.Random(f"{seed}:reader-ids")
         self.clock = VirtualClock()
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
@@ -948,27 +954,36 @@ class World:
     def _scan(self, table: TableAtWorld, card: str, dealt_to: str | None = None) -> None:
         """The reader scans ``card``; ``dealt_to``: the round whose hand it was dealt to (None: a
         burn, or a card no hand was dealt), as the supervisor sees it on camera."""
+        if self.reader_faults.roll("failed-scan", table.table_id) is not None:
+            self.reader_faults.happened("failed-scan")  # the reader could not read it: scanned again
+            self._send_reader(table, "scan-failed", {"reason": "unreadable"}, self.reader_ids, self.reader_faults)
         scan_id = self._send_reader(table, "card-scanned", {"card": card})
         self.scans[scan_id] = dealt_to
 
-    def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any]) -> str:
+    def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any], ids: random.Random | None = None,
+                     faults: Faults | None = None) -> str:
         table.seq += 1
-        scan_id = f"scan-{self.uuids.getrandbits(48):012x}"
+        scan_id = f"scan-{(ids or self.uuids).getrandbits(48):012x}"
         detail = {"table_id": table.table_id, "reader_id": table.reader, "scan_id": scan_id, "seq": table.seq,
                   **fields}
-        self._send(table, kind, detail, READER)
+        self._send(table, kind, detail, READER, ids, faults)
         return scan_id
 
-    def _send(self, table: TableAtWorld, kind: str, detail: dict[str, Any], device: str) -> None:
-        event = {"version": "0", "id": f"ev-{self.uuids.getrandbits(64):016x}", "detail-type": kind,
+    def _send(self, table: TableAtWorld, kind: str, detail: dict[str, Any], device: str,
+              ids: random.Random | None = None, faults: Faults | None = None) -> None:
+        """Put a device's event on the devices' queue (its id from ``ids``, its delivery's faults
+        from ``faults``: the world's unless told)."""
+        faults = faults or self.faults
+        event = {"version": "0", "id": f"ev-{(ids or self.uuids).getrandbits(64):016x}", "detail-type": kind,
                  "source": source_of(device, table.table_id), "account": ACCOUNT,
                  "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock.time())),
                  "region": REGION, "resources": [], "detail": detail}
         message_id = self.queue.send(json.dumps(event))
-        if self.faults.roll("late-delivery", kind) is not None:
-            self.faults.happened("late-delivery")
+        if faults.roll("late-delivery", kind) is not None:
+            faults.happened("late-delivery")
             message = next(m for m in self.queue.messages if m.id == message_id)
-            message.visible_at = self.clock.monotonic() + self.rng.uniform(0.5, 5.0)
+            late = self.rng if faults is self.faults else faults.rng  # the world's own draws as they were
+            message.visible_at = self.clock.monotonic() + late.uniform(0.5, 5.0)
         self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
     # --- the dealing function's queue -----------------------------------------------------------
