@@ -132,6 +132,22 @@ def sw(direct_on_stack: Direct, op: OperatorWallet) -> Seamless:
     return Seamless(direct_on_stack, op)
 
 
+def test_a_bet_raised_by_a_second_request_keeps_the_debits_of_both(sw: Seamless) -> None:
+    # found by the simulated world (``croupier chaos --rounds 300 --seed 2``, world 2/1): a seat bet
+    # raised by a second request kept only the second debit's id, the first one's dropped from the
+    # bet, so the first debit was an accepted debit that no bet held, and the audit said so
+    ana = sw.player("ana")
+    round_id = sw.direct.start(sw.table_id)
+    sw.bet(ana, 1000, key="first")
+    sw.bet(ana, 500, key="second")  # the same bet, raised
+    bet, = [b for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"])) if b["player"] == ana]
+    debits = [c["transaction_id"] for c in player_calls(ana) if c["call"] == "debit"]
+    assert (int(bet["amount"]), int(bet["taken"])) == (1500, 1500)
+    assert sorted(bet["debits"]) == sorted(debits) and len(debits) == 2
+    sw.play_and_settle(round_id)
+    agree(sw, [round_id])
+
+
 # --- debits that fail on the way ---------------------------------------------------------------
 
 

@@ -126,7 +126,10 @@ class Seamless(Wallet):
         return {"mode": self.mode, "operator": self.operator, "balance": balance, "currency": currency}
 
     def stamp(self, bet: dict[str, Any], previous: dict[str, Any] | None) -> None:
-        bet.update(operator=self.operator, currency=self.currency, debits=list((previous or {}).get("debits") or []))
+        # A raised bet keeps the debits that took it so far: they are on the stored bet (the bet
+        # is written whole again, on the condition that its amount is still the one read)
+        stored = store.bet_item(bet["round_id"], int(bet["shard"]), bet["bet_id"]) if previous else None
+        bet.update(operator=self.operator, currency=self.currency, debits=list((stored or {}).get("debits") or []))
 
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
              changes: Changes, what: str) -> None:
