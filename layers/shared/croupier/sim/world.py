@@ -1,10 +1,12 @@
 """The application in one process, on one seed: the real functions' handlers on DynamoDB in memory
 (:mod:`croupier.sim.dynamo`), the real round workflow interpreted (:mod:`croupier.sim.asl`), the
 devices' queue as SQS delivers (:mod:`croupier.sim.queues`), every clock virtual; a dealer at table
-speed, players who bet early, late, twice and again, and the faults a plan draws from the seed.
+speed and a reader that now and then fails a read, players who bet early, late, twice, again and
+behind another seat, and the faults a plan draws from the seed.
 
-Nothing here is random except through the run's one generator, and nothing waits for real time: a
-run is a function of its seed and its plan, step for step (:class:`World`).
+Nothing here is random except through generators seeded from the run's seed (one for each kind of
+draw, so that adding one kind leaves the others' draws as they were), and nothing waits for real
+time: a run is a function of its seed and its plan, step for step (:class:`World`).
 
 What runs the application's own code, and how:
 
