@@ -33,10 +33,19 @@ def parse_sources(sources: dict[str, str]) -> dict[str, ast.Module]:
     return trees
 
 
+_parsed: dict[tuple[Path, str], ast.Module] = {}
+"""The trees this process has parsed, by path and text: a file whose text changed is parsed again.
+The trees are shared, so a caller reads them and never changes them."""
+
+
 def parse_files(paths: list[Path]) -> dict[Path, ast.Module]:
     """Each file's tree, by its path."""
-    trees = parse_sources({str(path): path.read_text(encoding="utf-8") for path in paths})
-    return {Path(name): tree for name, tree in trees.items()}
+    texts = {path: path.read_text(encoding="utf-8") for path in paths}
+    missing = {str(path): text for path, text in texts.items() if (path, text) not in _parsed}
+    if missing:
+        for name, tree in parse_sources(missing).items():
+            _parsed[Path(name), missing[name]] = tree
+    return {path: _parsed[path, text] for path, text in texts.items()}
 
 
 _trees = threading.RLock()

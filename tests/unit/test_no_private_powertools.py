@@ -40,23 +40,24 @@ def _root_name(node: ast.expr) -> str | None:
 
 
 def violations(tree: ast.AST, packages: tuple[str, ...] = PACKAGES) -> list[tuple[int, str]]:
+    nodes = list(ast.walk(tree))
     tainted: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             tainted |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith(packages)}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(packages):
             tainted |= {a.asname or a.name for a in node.names}
     for _ in range(3):  # names bound from tainted ones, a few hops
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
                 root = _root_name(node.value)
                 if root in tainted or root in FACTORIES:
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     tainted |= {n for t in targets for n in _names(t)}
-    subclassing = {node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+    subclassing = {node for node in nodes if isinstance(node, ast.ClassDef)
                    and any(_root_name(base) in tainted for base in node.bases)}
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and _private(node.attr):
             root = _root_name(node.value)
             if root in tainted or (root in FACTORIES and isinstance(node.value, ast.Call)):
