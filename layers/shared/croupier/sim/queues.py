@@ -26,8 +26,11 @@ DEDUPLICATION_SECONDS = 300
 """A FIFO queue's deduplication interval."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Message:
+    """A message as a queue holds it: each is itself (compared by identity, as the queue deletes
+    the one it handed out), whatever its fields."""
+
     id: str
     body: Any
     group: str | None = None
