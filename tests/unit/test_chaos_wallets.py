@@ -17,9 +17,9 @@ from croupier.sim.world import DEFAULT_RATES, Plan, World
 WALLET_STORM = {"wallet-no-answer": 0.1, "wallet-lost-answer": 0.1, "wallet-error": 0.1, "wallet-duplicate": 0.1,
                 "wallet-outage": 0.05}
 """Each fault of the operator's wallet at five or more times its usual chance. An outage silences
-the wallet for minutes, so a world of 40 rounds holds only a few whatever its chance: at one call in
-20 the first comes within the first hundred calls but for one seed in a few hundred (at one in 50 it
-did not, for the seed below, once the worlds' draws changed)."""
+the wallet for minutes, so a world of 40 rounds holds only a few whatever its chance; at one call in
+20 the first comes within the first hundred calls for all but about one seed in 170 (0.95 to the
+100th). At one in 50 (one seed in 7), the seed below played no outage once the worlds' draws changed."""
 
 
 def world(seed: str, rates: dict[str, float] | None = None, rounds: int = 30, game: str = "baccarat") -> World:
