@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from croupier.app import settlement, store, workflow
-from croupier.sim.chaos import parse_rates, report, run_chaos
+from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.world import DEFAULT_RATES, FunctionDied, Plan, World
 
 AS_FOUND = {"failed-scan": 0.0}
@@ -67,6 +67,15 @@ def test_a_bad_fault_mix_is_refused_with_what_is_wrong() -> None:
         parse_rates("void=2")
     with pytest.raises(ValueError, match="a number"):
         parse_rates("void=often")
+
+
+def test_spared_faults_are_named_as_a_report_names_them_or_refused_with_what_is_wrong() -> None:
+    assert parse_spare("3, 12,w4,r1,s20") == (frozenset({3, 12}), frozenset({"w4", "r1", "s20"}))
+    assert parse_spare(None) == (frozenset(), frozenset())
+    with pytest.raises(ValueError, match="not x2, w"):
+        parse_spare("3,x2,w")
+    with pytest.raises(ValueError, match="not w3x"):
+        Plan(spared_apart=frozenset({"w3x"}))
 
 
 @pytest.mark.parametrize("game", ["blackjack", "deluxe-blackjack", "pok-deng"])

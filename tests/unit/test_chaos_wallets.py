@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from croupier.app import seamless, wallets
+from croupier.sim.chaos import Job, Outcome, report, spareable
 from croupier.sim.operator import WALLET_FAULTS
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 
@@ -61,6 +62,43 @@ def test_the_same_seed_plays_the_same_seamless_world() -> None:
     assert first.trace == second.trace and first.steps_run == second.steps_run
     assert first.operator.wallet.entries() == second.operator.wallet.entries()
     assert first.wallet_faults.drawn == second.wallet_faults.drawn
+
+
+def test_a_wallet_fault_is_spared_by_its_label_and_the_same_draws_come_before_it() -> None:
+    # GIVEN a storm world, and the same world with every fault of the wallet's kinds it drew spared
+    first = world("spare-wallet", WALLET_STORM, rounds=8)
+    drawn = first.wallet_faults.labelled()
+    spared = frozenset(label for label, kind, _ in drawn if kind in WALLET_FAULTS)
+    assert len(spared) >= 5 and all(label.startswith("w") for label in spared)
+    second = World("spare-wallet", Plan(dict(DEFAULT_RATES, **WALLET_STORM), spared_apart=spared), rounds=8,
+                   tables=2, players=3, seamless=1, screens=False)
+    second.run()
+    # THEN the same faults are drawn up to the first one spared, and none spared is applied: the
+    # wallet's faults that happened are exactly those drawn and not spared (a run that did not
+    # spare them would count every one)
+    assert second.wallet_faults.labelled()[0] == drawn[0]
+    happened = sum(second.faults.injected[kind] for kind in WALLET_FAULTS)
+    assert happened == sum(1 for label, kind, _ in second.wallet_faults.labelled()
+                           if kind in WALLET_FAULTS and label not in spared)
+    assert sum(first.faults.injected[kind] for kind in WALLET_FAULTS) == len(spared)
+    assert second.violations == [], [v.detail for v in second.violations]
+
+
+def test_the_shortest_run_spares_faults_of_every_generator_and_its_report_names_them() -> None:
+    # GIVEN a run that drew faults of its rounds, of the wallet and of the reader
+    outcome = Outcome("5/1", "baccarat", drawn=[(1, "retry", "bets"), (2, "void", "t1")],
+                      drawn_apart=[("w1", "wallet-error", "debit#2"), ("w2", "wallet-outage", "credit#9"),
+                                   ("w3", "die-after-call", "outbox#4"), ("r1", "failed-scan", "t2")])
+    # THEN the shrinking tries them last drawn first, each generator in turn
+    assert spareable(outcome) == ["2", "w3", "r1", "1", "w2", "w1"]
+    job = Job("5/1", 9, 2, 3, ()).sparing("2").sparing("w2").sparing("w10")
+    assert job.spared == {2} and job.spared_apart == {"w2", "w10"}
+    assert job.plan().spared_apart == {"w2", "w10"} and job.spares() == ["2", "w2", "w10"]
+    # AND the report's reproduction spares them, and names the faults left
+    printed = report(9, 5, {}, [outcome], [(job, outcome)], 9, 2, 1)
+    assert "croupier chaos --world 5/1 --game baccarat --rounds 9 --tables 2 --seamless 0 --spare 2,w2,w10" in printed
+    assert "(4 faults left: #1 retry at bets; #w1 wallet-error at debit#2; #w3 die-after-call at outbox#4; " \
+           "#r1 failed-scan at t2)" in printed
 
 
 def test_a_world_without_seamless_tables_draws_no_wallet_fault() -> None:

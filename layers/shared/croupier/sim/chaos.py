@@ -11,14 +11,15 @@ The rounds are played by worlds of ``--per-world`` rounds each; world ``i`` of s
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .world import DEFAULT_RATES, FAULT_KINDS, Plan, World
+from .world import APART, DEFAULT_RATES, FAULT_KINDS, Plan, World
 
 GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
 """The games the simulated dealer deals: all four."""
@@ -37,9 +38,22 @@ class Job:
     game: str = "baccarat"
     seamless: int = 0
     """Of the tables, how many keep their money in the operator's seamless wallet."""
+    spared_apart: frozenset[str] = frozenset()
+    """The faults drawn apart (the screens', the wallet's, the reader's) not applied, by label."""
 
     def plan(self) -> Plan:
-        return Plan(dict(self.rates), self.spared)
+        return Plan(dict(self.rates), self.spared, self.spared_apart)
+
+    def sparing(self, label: str) -> Job:
+        """The same run with one more fault spared: a number, or the label of one drawn apart."""
+        if label.isdigit():
+            return replace(self, spared=self.spared | {int(label)})
+        return replace(self, spared_apart=self.spared_apart | {label})
+
+    def spares(self) -> list[str]:
+        """The faults it spares, as ``--spare`` names them."""
+        apart = sorted(self.spared_apart, key=lambda label: (label[0], int(label[1:])))
+        return [str(n) for n in sorted(self.spared)] + apart
 
 
 @dataclass
@@ -59,6 +73,7 @@ class Outcome:
     dead_letters: int = 0
     voided_why: Counter[str] = field(default_factory=Counter)
     resumed: int = 0
+    drawn_apart: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def play(job: Job) -> Outcome:
@@ -69,8 +84,18 @@ def play(job: Job) -> Outcome:
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
-                  len(world.dead_letters), Counter(world.voided_why), world.resumed)
+                  len(world.dead_letters), Counter(world.voided_why), world.resumed, world.drawn_apart())
     return out
+
+
+def spareable(outcome: Outcome) -> list[str]:
+    """The faults a run drew, by label, in the order the shrinking tries sparing them: the last
+    drawn first, the rounds' own and each generator drawn apart taken in turn (a defect on the
+    way to the wallet is shrunk within the trials as well as one of the rounds')."""
+    queues = [[str(n) for n, _, _ in reversed(outcome.drawn)]]
+    for letter in APART.values():
+        queues.append([label for label, _, _ in reversed(outcome.drawn_apart) if label[0] == letter])
+    return [label for turn in itertools.zip_longest(*queues) for label in turn if label is not None]
 
 
 def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
@@ -93,12 +118,11 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
             high, best, best_outcome = middle, candidate, outcome
         else:
             low = middle + 1
-    for number, _, _ in reversed(best_outcome.drawn):
+    for label in spareable(best_outcome):
         if trials >= SHRINK_TRIALS:
             break
         trials += 1
-        candidate = Job(best.seed, best.rounds, best.tables, best.players, best.rates, best.spared | {number},
-                        best.game, best.seamless)
+        candidate = best.sparing(label)
         outcome = breaks(candidate)
         if outcome is not None:
             best, best_outcome = candidate, outcome
@@ -159,8 +183,10 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         lines.append(f"  world {outcome.seed} ({outcome.game}):")
         lines += [f"    {v}" for v in outcome.violations[:10]]
     for job, outcome in shrunk:
-        spared = ",".join(str(n) for n in sorted(job.spared))
+        spared = ",".join(job.spares())
         kept = [f"#{n} {kind} at {where}" for n, kind, where in outcome.drawn if n not in job.spared]
+        kept += [f"#{label} {kind} at {where}" for label, kind, where in outcome.drawn_apart
+                 if label not in job.spared_apart]
         lines.append(f"  shortest reproduction of world {job.seed}: "
                      f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds} "
                      f"--tables {job.tables} --seamless {job.seamless}"
@@ -188,16 +214,25 @@ def parse_rates(text: str | None) -> dict[str, float]:
     return rates
 
 
+def parse_spare(text: str | None) -> tuple[frozenset[int], frozenset[str]]:
+    """``--spare``: the rounds' faults by number, those drawn apart by label (``s``, ``w`` or ``r``
+    and a number), separated by commas, as a report names them."""
+    labels = [part.strip() for part in (text or "").split(",") if part.strip()]
+    letters = tuple(APART.values())
+    bad = [label for label in labels if not (label.isdigit() or (label[:1] in letters and label[1:].isdigit()))]
+    if bad:
+        raise ValueError(f"--spare is faults separated by commas, as a report names them (a number, or "
+                         f"{', '.join(letters)} and a number for one drawn apart), not {', '.join(bad)}")
+    return (frozenset(int(label) for label in labels if label.isdigit()),
+            frozenset(label for label in labels if not label.isdigit()))
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         rates = parse_rates(args.faults)
         if args.game is not None and args.game not in GAMES:
             raise ValueError(f"--game is one of {', '.join(GAMES)}, not {args.game!r}")
-        try:
-            spared = frozenset(int(n) for n in args.spare.split(",")) if args.spare else frozenset()
-        except ValueError:
-            raise ValueError(f"--spare is fault numbers separated by commas (as a report gives them), "
-                             f"not {args.spare!r}") from None
+        spared, spared_apart = parse_spare(args.spare)
         if args.rounds < 1 or args.per_world < 1 or args.tables < 1 or args.players < 1 or args.jobs < 1:
             raise ValueError("--rounds, --per-world, --tables, --players and --jobs are at least 1")
         if not 0 <= args.seamless <= args.tables:
@@ -208,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.world:
         job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared,
-                  args.game or "baccarat", args.seamless)
+                  args.game or "baccarat", args.seamless, spared_apart)
         outcome = play(job)
         print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables, args.seamless))
         if outcome.violations:

@@ -139,10 +139,11 @@ class FunctionDied(BaseException):
 class Plan:
     """What faults a run injects: ``rates`` by kind (see :data:`DEFAULT_RATES`); ``spared``: the
     numbers of faults drawn but not applied (the shrinking of a failing run: the same draws, fewer
-    faults)."""
+    faults); ``spared_apart``: the same for the faults drawn apart, by their labels (:data:`APART`)."""
 
     rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RATES))
     spared: frozenset[int] = frozenset()
+    spared_apart: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         unknown = set(self.rates) - set(FAULT_KINDS)
@@ -151,6 +152,11 @@ class Plan:
         bad = {k: v for k, v in self.rates.items() if not 0.0 <= v <= 1.0}
         if bad:
             raise ValueError(f"a fault's chance is from 0 to 1: {bad}")
+        unlabelled = sorted(label for label in self.spared_apart
+                            if not (label[:1] in APART.values() and label[1:].isdigit()))
+        if unlabelled:
+            raise ValueError(f"a fault drawn apart is spared by its label ({', '.join(APART.values())} and its "
+                             f"number, e.g. w3), not {', '.join(unlabelled)}")
 
 
 @dataclass
@@ -164,11 +170,18 @@ class Invocation:
     calls: int = 0
 
 
-class Faults:
-    """Draws the faults of a run from its generator, numbers them, and counts those that happened."""
+APART = {"screens": "s", "wallet": "w", "reader": "r"}
+"""The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
+labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
-    def __init__(self, rng: random.Random, plan: Plan) -> None:
-        self.rng, self.plan = rng, plan
+
+class Faults:
+    """Draws the faults of a run from its generator, numbers them, and counts those that happened.
+    ``tag``: the letter of a generator drawn apart (:data:`APART`), spared by label; none for the
+    rounds' own, spared by number."""
+
+    def __init__(self, rng: random.Random, plan: Plan, tag: str = "") -> None:
+        self.rng, self.plan, self.tag = rng, plan, tag
         self.numbers = itertools.count(1)
         self.drawn: list[tuple[int, str, str]] = []
         """Every fault drawn: its number, kind and where (spared ones too)."""
@@ -182,9 +195,13 @@ class Faults:
             return None
         number = next(self.numbers)
         self.drawn.append((number, kind, where))
-        if number in self.plan.spared:
+        if (f"{self.tag}{number}" in self.plan.spared_apart) if self.tag else (number in self.plan.spared):
             return None
         return number
+
+    def labelled(self) -> list[tuple[str, str, str]]:
+        """Every fault drawn, by its label: its number, after its generator's letter if drawn apart."""
+        return [(f"{self.tag}{number}", kind, where) for number, kind, where in self.drawn]
 
     def happened(self, kind: str) -> None:
         self.injected[kind] += 1
@@ -308,22 +325,19 @@ class World:
         self.root = root or Path(__file__).resolve().parents[4]
         self.rng = random.Random(seed)
         self.faults = Faults(random.Random(f"{seed}:faults"), self.plan)
-        self.screen_faults = Faults(random.Random(f"{seed}:screen-faults"), Plan(self.plan.rates))
+        self.screen_faults = self._apart("screens", f"{seed}:screen-faults")
         """The faults of the screens' functions (live, push, connections), drawn apart: the rounds'
         own draws, and so the worlds the regression tests keep, are as they were without screens."""
-        self.screen_faults.injected = self.faults.injected
         self.seamless_tables = seamless
         """How many of the tables (the last ones) keep their players' money in the operator's
         seamless wallet, not in Croupier's: their stakes are debited there while the player waits,
         their credits and cancels go through the outbox."""
-        self.wallet_faults = Faults(random.Random(f"{seed}:wallet-faults"), Plan(self.plan.rates))
+        self.wallet_faults = self._apart("wallet", f"{seed}:wallet-faults")
         """The faults of the operator's wallet and of the outbox function, drawn apart (a world
         without seamless tables draws none of them)."""
-        self.wallet_faults.injected = self.faults.injected
-        self.reader_faults = Faults(random.Random(f"{seed}:reader-faults"), Plan(self.plan.rates))
+        self.reader_faults = self._apart("reader", f"{seed}:reader-faults")
         """The reader's failed reads, drawn apart with what they send (their ids, their deliveries'
         faults): with none, a world plays as it did before they were simulated."""
-        self.reader_faults.injected = self.faults.injected
         self.reader_ids = random.Random(f"{seed}:reader-ids")
         self.clock = VirtualClock()
         self.dynamo = FakeDynamo(REGION, self.clock.time)
@@ -531,6 +545,18 @@ class World:
         except CroupierError as exc:  # a task's refusal is a function error to Step Functions
             self.function_errors[f"{function}: {type(exc).__name__}"] += 1
             raise Failure(type(exc).__name__, str(exc)) from None
+
+    def _apart(self, name: str, seed: str) -> Faults:
+        """A generator of faults drawn apart from the rounds' own (:data:`APART`), at the plan's
+        rates, spared by label, counted with the others."""
+        faults = Faults(random.Random(seed), Plan(self.plan.rates, spared_apart=self.plan.spared_apart),
+                        APART[name])
+        faults.injected = self.faults.injected
+        return faults
+
+    def drawn_apart(self) -> list[tuple[str, str, str]]:
+        """Every fault drawn apart, by its label (``s``, then ``w``, then ``r`` and their numbers)."""
+        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults) for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
