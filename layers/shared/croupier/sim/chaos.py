@@ -19,7 +19,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from .world import APART, DEFAULT_RATES, FAULT_KINDS, Plan, World
+from .world import APART, DEFAULT_RATES, FAULT_KINDS, Plan, World, is_apart_label
 
 GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
 """The games the simulated dealer deals: all four."""
@@ -218,11 +218,10 @@ def parse_spare(text: str | None) -> tuple[frozenset[int], frozenset[str]]:
     """``--spare``: the rounds' faults by number, those drawn apart by label (``s``, ``w`` or ``r``
     and a number), separated by commas, as a report names them."""
     labels = [part.strip() for part in (text or "").split(",") if part.strip()]
-    letters = tuple(APART.values())
-    bad = [label for label in labels if not (label.isdigit() or (label[:1] in letters and label[1:].isdigit()))]
+    bad = [label for label in labels if not (label.isdigit() or is_apart_label(label))]
     if bad:
         raise ValueError(f"--spare is faults separated by commas, as a report names them (a number, or "
-                         f"{', '.join(letters)} and a number for one drawn apart), not {', '.join(bad)}")
+                         f"{', '.join(APART.values())} and a number for one drawn apart), not {', '.join(bad)}")
     return (frozenset(int(label) for label in labels if label.isdigit()),
             frozenset(label for label in labels if not label.isdigit()))
 

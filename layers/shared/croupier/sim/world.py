@@ -152,8 +152,7 @@ class Plan:
         bad = {k: v for k, v in self.rates.items() if not 0.0 <= v <= 1.0}
         if bad:
             raise ValueError(f"a fault's chance is from 0 to 1: {bad}")
-        unlabelled = sorted(label for label in self.spared_apart
-                            if not (label[:1] in APART.values() and label[1:].isdigit()))
+        unlabelled = sorted(label for label in self.spared_apart if not is_apart_label(label))
         if unlabelled:
             raise ValueError(f"a fault drawn apart is spared by its label ({', '.join(APART.values())} and its "
                              f"number, e.g. w3), not {', '.join(unlabelled)}")
@@ -173,6 +172,11 @@ class Invocation:
 APART = {"screens": "s", "wallet": "w", "reader": "r"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
+
+
+def is_apart_label(label: str) -> bool:
+    """Whether ``label`` names a fault drawn apart: a letter of :data:`APART`, then a number."""
+    return label[:1] in APART.values() and label[1:].isdigit()
 
 
 class Faults:
@@ -195,13 +199,18 @@ class Faults:
             return None
         number = next(self.numbers)
         self.drawn.append((number, kind, where))
-        if (f"{self.tag}{number}" in self.plan.spared_apart) if self.tag else (number in self.plan.spared):
+        if (self.label(number) in self.plan.spared_apart) if self.tag else (number in self.plan.spared):
             return None
         return number
 
+    def label(self, number: int) -> str:
+        """A fault's name in a report and in ``--spare``: its number, after its generator's letter
+        if drawn apart."""
+        return f"{self.tag}{number}"
+
     def labelled(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn, by its label: its number, after its generator's letter if drawn apart."""
-        return [(f"{self.tag}{number}", kind, where) for number, kind, where in self.drawn]
+        """Every fault drawn, by its label."""
+        return [(self.label(number), kind, where) for number, kind, where in self.drawn]
 
     def happened(self, kind: str) -> None:
         self.injected[kind] += 1
