@@ -25,3 +25,9 @@ def client(service: str) -> Any:
         if not _session:
             _session.append(boto3.session.Session())
         return _session[0].client(service)
+
+
+def sessions() -> list[Any]:
+    """The process's session, if it has made one."""
+    with _lock:
+        return list(_session)

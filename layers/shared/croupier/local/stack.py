@@ -237,6 +237,7 @@ class LocalStack:
         store.container = iam.acting  # each function keeps what it read to itself, as on AWS
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.moto_port, verbose=False)
         server.start()
+        motopatch.answer_in_process(*self._moto_endpoints())
         self._servers.append(server)
         self._configure_moto()
         self._create_resources()
@@ -256,6 +257,7 @@ class LocalStack:
         # executions still waiting (rounds left open) fail their tasks as the servers go: not news
         logging.getLogger("moto.stepfunctions").setLevel(logging.ERROR)
         motopatch.stop_deliveries()
+        motopatch.stop_answering_in_process(*self._moto_endpoints())
         self._stopping.set()
         from ..app import alerts
 
@@ -274,6 +276,11 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _moto_endpoints(self) -> tuple[str, str]:
+        """moto's server, as this process reaches it: the stack's endpoint, and moto's own name for
+        it (its Step Functions' tasks call ``localhost``)."""
+        return self.endpoint, f"http://localhost:{self.moto_port}"
 
     def _configure_moto(self) -> None:
         import urllib.request
