@@ -137,6 +137,7 @@ def _send_in_process(request: Any, **kwargs: Any) -> Any:
         return None
     from botocore.awsrequest import AWSResponse
     from botocore.compat import HTTPHeaders
+    from moto.core.botocore_stubber import MockRawResponse
     from werkzeug.test import run_wsgi_app
 
     environ = wsgi_environ(request.method, split, request.headers.items(), _body(request.body))
@@ -146,7 +147,7 @@ def _send_in_process(request: Any, **kwargs: Any) -> Any:
     answered = HTTPHeaders()
     for name, value in headers.items():
         answered[name] = value
-    return AWSResponse(request.url, int(status.split(" ", 1)[0]), answered, _Raw(b"".join(chunks)))
+    return AWSResponse(request.url, int(status.split(" ", 1)[0]), answered, MockRawResponse(b"".join(chunks)))
 
 
 def wsgi_environ(method: str, split: Any, headers: Any, body: bytes) -> dict[str, Any]:
@@ -236,14 +237,6 @@ _WRITE: dict[str, Callable[[Any], Any]] = {
     "M": lambda m: {k: attribute_value(v) for k, v in m.items()}, "L": lambda vs: [attribute_value(v) for v in vs],
 }
 """How each member of an attribute value is written (the members of botocore's ``AttributeValue``)."""
-
-
-class _Raw(io.BytesIO):
-    """A response body as botocore reads one from urllib3 (whole, or ``stream``ed)."""
-
-    def stream(self, amt: int = 1024 * 64, decode_content: bool = True) -> Any:
-        while chunk := self.read(amt):
-            yield chunk
 
 
 def apply() -> None:
