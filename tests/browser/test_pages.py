@@ -6,6 +6,7 @@ in the other tests: the test's dealer never waits for the browser, only for the 
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -314,3 +315,31 @@ def test_the_supervisor_lists_a_tables_rounds_and_opens_a_settled_ones_history(h
     history = filter_and_open_history(page, settled["round_id"])
     assert "9S 8H KD KC" in history and "-500" in history
     assert supervisor.errors == []
+
+
+def test_a_table_opened_while_the_lobby_still_loads_keeps_its_live_indicator(h: Harness, pages: Any) -> None:
+    """A player opens a table before the lobby they left has its tables: when the lobby's answer
+    comes, its connection (made and closed at once, its view being gone) must not take the live
+    indicator from the table's, which stayed live."""
+    table = h.open_table(h.table("pages-quick"), "baccarat", 97, cut_at=300)
+    player = pages().sign_in("player", h.players["ana"].subject)
+    page = player.page
+    page.wait_for_selector(f"[data-table='{table.table_id}']")
+    held: list[Any] = []
+    page.route(re.compile(r"/tables\?limit="), lambda route: held.append(route))  # the lobby's tables, held back
+    page.goto(f"{h.stack.web.url}/#/help/{table.table_id}")
+    page.wait_for_selector(".help dl.facts")
+    with page.expect_request(re.compile(r"/tables\?limit=")):
+        page.goto(f"{h.stack.web.url}/#/")
+    # GIVEN the lobby waits for its tables WHEN the player opens the table meanwhile
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#live:not(.off)")
+    # WHEN the lobby's answer arrives: the lobby opens its connection and closes it, its view left
+    with page.expect_websocket() as opened:
+        held[0].continue_()
+    late = opened.value
+    wait_until(lambda: page.wait_for_timeout(50) or late.is_closed(), timeout=30)  # closed while it connected
+    # THEN the indicator is the table's again: live
+    assert "off" not in (page.get_attribute("#live", "class") or "").split()
+    assert page.inner_text("#live") == "live"
+    page.wait_for_selector("#balance")

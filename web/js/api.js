@@ -164,16 +164,24 @@ export async function local(path, body, token) {
   return data;
 }
 
-const indicator = () => document.getElementById("live");
-/** @type {Live | null} */
-let current = null;  // the view's connection: the indicator is its own
+/** @type {Live[]} */
+const openLive = [];  // the connections not closed, the newest last: the live indicator shows the newest
+
+// The indicator shows the newest connection not closed: a view left before it was shown (a lobby
+// whose tables came after the player opened a table) opens its connection and closes it at once,
+// and the view shown meanwhile gets the indicator back.
+function paintLive() {
+  const el = document.getElementById("live");
+  if (!el) return;
+  const newest = openLive[openLive.length - 1];
+  el.textContent = newest ? newest.state.text : t("live.off");
+  el.classList.toggle("off", !newest?.state.on);
+}
 
 /** @param {Live} owner @param {boolean} on @param {string} text */
 function showLive(owner, on, text) {
-  const el = indicator();
-  if (!el || owner !== current) return;
-  el.textContent = text;
-  el.classList.toggle("off", !on);
+  owner.state = { on, text };
+  paintLive();
 }
 
 // One WebSocket connection subscribed to `tables` (["*"]: every table, staff only). onEvent gets
@@ -195,7 +203,8 @@ export class Live {
     this.socket = null;
     /** @type {Set<unknown>} */
     this.delivered = new Set();  // the ids of the messages received (a redelivery keeps its id)
-    current = this;
+    this.state = { on: false, text: t("live.connecting") };
+    openLive.push(this);
     this.connect();
   }
 
@@ -237,6 +246,9 @@ export class Live {
 
   close() {
     this.closed = true;
+    const at = openLive.indexOf(this);
+    if (at >= 0) openLive.splice(at, 1);
+    paintLive();
     if (this.socket) this.socket.close();
   }
 }
