@@ -343,3 +343,26 @@ def test_a_table_opened_while_the_lobby_still_loads_keeps_its_live_indicator(h: 
     assert "off" not in (page.get_attribute("#live", "class") or "").split()
     assert page.inner_text("#live") == "live"
     page.wait_for_selector("#balance")
+
+
+def test_the_lobby_asked_for_while_a_table_still_loads_is_what_the_page_shows(h: Harness, pages: Any) -> None:
+    """A player opens a table and goes back to the lobby before the table came: the table's answer,
+    when it comes, draws nothing (the page showed that table, dead, under the lobby's address)."""
+    table = h.open_table(h.table("pages-back"), "baccarat", 98, cut_at=300)
+    player = pages().sign_in("player", h.players["ana"].subject)
+    page = player.page
+    page.wait_for_selector(f"[data-table='{table.table_id}']")
+    held: list[Any] = []
+    page.route(re.compile(rf"/tables/{table.table_id}$"), lambda route: held.append(route))  # the table, held back
+    # GIVEN the table's page waits for its table WHEN the player goes back to the lobby meanwhile
+    with page.expect_request(re.compile(rf"/tables/{table.table_id}$")):
+        page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.goto(f"{h.stack.web.url}/#/")
+    page.wait_for_selector(f"[data-table='{table.table_id}']")
+    # WHEN the table's answer arrives (the table's view, drawn, opens its connection: it has drawn)
+    with page.expect_websocket():
+        held[0].continue_()
+    # THEN the page is still the lobby, live
+    assert page.query_selector("section.player") is None
+    assert page.query_selector(f"[data-table='{table.table_id}']") is not None
+    page.wait_for_selector("#live:not(.off)")

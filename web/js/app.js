@@ -16,13 +16,13 @@ let config;
 /** @type {import("./api.js").Session | null} */
 let session = null;
 
-/** @type {Record<string, (id: string, query: URLSearchParams) => Promise<(() => void) | null | undefined | void>>} */
+/** @type {Record<string, (root: HTMLElement, id: string, query: URLSearchParams) => Promise<(() => void) | null | undefined | void>>} */
 const VIEWS = {
-  lobby: () => import("./lobby.js").then((m) => m.lobby(view)),
-  table: (id) => import("./table.js").then((m) => m.playerTable(view, id)),
-  dealer: (id) => import("./dealer.js").then((m) => m.dealerConsole(view, id)),
-  supervisor: (id, query) => import("./supervisor.js").then((m) => m.supervisorConsole(view, query)),
-  help: (id) => import("./help.js").then((m) => m.tableHelp(view, id)),
+  lobby: (root) => import("./lobby.js").then((m) => m.lobby(root)),
+  table: (root, id) => import("./table.js").then((m) => m.playerTable(root, id)),
+  dealer: (root, id) => import("./dealer.js").then((m) => m.dealerConsole(root, id)),
+  supervisor: (root, id, query) => import("./supervisor.js").then((m) => m.supervisorConsole(root, query)),
+  help: (root, id) => import("./help.js").then((m) => m.tableHelp(root, id)),
 };
 
 function nav() {
@@ -98,12 +98,18 @@ async function route() {
   const [name, id] = path.split("/").map(decodeURIComponent);
   if (!session || name === "signin") { signInView(); return; }
   const show = VIEWS[name || "lobby"] || VIEWS.lobby;
+  // each view draws in a place of its own, the page's until another view is asked for: what a
+  // view left behind draws when its answers come (a table opened, then the lobby asked for
+  // before the table came) reaches no page
+  const place = h("div", { class: "view" });
+  view.replaceChildren(place);
   try {
-    const stop = await show(id, new URLSearchParams(search));
+    const stop = await show(place, id, new URLSearchParams(search));
     if (mine === routing) leave = stop;
     else if (stop) stop();  // another view was asked for meanwhile: this one stops at once
   } catch (err) {
-    view.replaceChildren(h("section", { class: "panel" }, h("p", { class: "refusal" }, err.message)));
+    if (mine !== routing) return;  // a view left behind: its failure is not the page's
+    place.replaceChildren(h("section", { class: "panel" }, h("p", { class: "refusal" }, err.message)));
     if (err.status === 401) signOut(config);
   }
 }
