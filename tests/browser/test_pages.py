@@ -366,3 +366,39 @@ def test_the_lobby_asked_for_while_a_table_still_loads_is_what_the_page_shows(h:
     assert page.query_selector("section.player") is None
     assert page.query_selector(f"[data-table='{table.table_id}']") is not None
     page.wait_for_selector("#live:not(.off)")
+
+
+def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come_in(h: Harness, pages: Any) -> None:
+    """Each bet accepted asks for the balance again: the first answer, slower than the second,
+    does not take the place of the newer balance (the page showed only the first bet taken)."""
+    table = h.open_table(h.table("pages-money"), "baccarat", 99, cut_at=300)
+    before = h.balance("chloe")
+    player = pages().sign_in("player", h.players["chloe"].subject)
+    page = player.page
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#live:not(.off)")
+    wait_until(lambda: page.inner_text("#balance") == f"{before:,}", timeout=20)
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    page.wait_for_selector(".badge.betting")
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))  # the first answer as the API gave it, held back
+
+    page.route(re.compile(r"/wallets/"), hold_the_first)
+    # GIVEN a bet accepted whose balance is asked for, its answer slow
+    bet(page, "player", 1000)
+    wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
+    # WHEN a second bet is accepted and its balance answered first
+    bet(page, "player", 1000)
+    wait_until(lambda: page.inner_text("#balance") == f"{before - 2000:,}", timeout=20)
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page reads the late answer
+    # THEN the balance is still the latest
+    assert page.inner_text("#balance") == f"{before - 2000:,}"
+    void(h, started["round_id"])
+    table.dealer.finish()

@@ -134,6 +134,18 @@ export class Intents {
   }
 }
 
+// The same thing asked for again and again (a balance after each bet): `ask()` at each asking gives
+// a test that is true while that asking is the last; an answer that comes after a later asking's
+// is older than it and is dropped.
+/** @returns {() => () => boolean} */
+export function lastAsking() {
+  let asked = 0;
+  return () => {
+    const mine = ++asked;
+    return () => mine === asked;
+  };
+}
+
 // Runs `work` with `buttons` disabled until it ends (a request in flight cannot be sent twice).
 /**
  * @template T

@@ -1,7 +1,7 @@
 // The dealer console: what the round expects next (which hand gets the next card), the shoe (burn,
 // cut card, last round), the reader's events (device-event pushes and GET /tables/{id}/log), and
 // locally a form that sends test scans through the page server (as `croupier device` does).
-import { api, config, Live, local, session } from "./api.js";
+import { api, config, lastAsking, Live, local, session } from "./api.js";
 import { h, timer, toast } from "./dom.js";
 import { number, t, term } from "./i18n.js";
 import { gameName } from "./lobby.js";
@@ -104,11 +104,13 @@ export async function dealerConsole(root, tableId) {
     fates) : null));
 
   // --- the push -----------------------------------------------------------------------------
+  const askTable = lastAsking();
   const onEvent = (event) => {
     if (event.table_id !== tableId) return;
     if (event.type === "device-event") { log.set(event.entry.n, event.entry); drawLog(); }
     if (event.type.startsWith("shoe-") || ["last-round", "round-settled", "round-opened"].includes(event.type)) {
-      api("GET", path).then((fresh) => { table = fresh; drawShoe(); }).catch(() => {});
+      const last = askTable();  // the shoe as the last asking found it
+      api("GET", path).then((fresh) => { if (last()) { table = fresh; drawShoe(); } }).catch(() => {});
     }
     round.push(event);
   };

@@ -1,7 +1,7 @@
 // The player's table: the round as it happens, betting with the table's bet types and limits,
 // blackjack decisions (exactly the prompt's legal actions, with its timer), insurance and follow
 // windows, the balance and the bet record.
-import { api, ApiError, Intents, Live, session } from "./api.js";
+import { api, ApiError, Intents, lastAsking, Live, session } from "./api.js";
 import { h, money, signed, timer, toast } from "./dom.js";
 import { gameName } from "./lobby.js";
 import { felt, RoundState } from "./round.js";
@@ -50,12 +50,21 @@ export async function playerTable(root, tableId) {
   const mySeats = () => new Set(Object.entries(table.seats || {}).filter(([, s]) => s.yours).map(([n]) => Number(n)));
   const myBets = () => [...bets.values()];
 
+  // the wallet and the record, asked for again after each bet, decision and settlement: only the
+  // last asking's answers are shown
+  const askMoney = lastAsking();
   const refreshMoney = async () => {
+    const last = askMoney();
     try {
       // the table's wallet: Croupier's own, or the operator's (a seamless table)
-      [wallet, record] = await Promise.all([api("GET", `/tables/${encodeURIComponent(table.table_id)}/wallets/${encodeURIComponent(me)}`),
+      const answers = await Promise.all([api("GET", `/tables/${encodeURIComponent(table.table_id)}/wallets/${encodeURIComponent(me)}`),
         api("GET", `/players/${encodeURIComponent(me)}/bets?limit=8`)]);
-    } catch (err) { toast(err.message, "error"); }
+      if (!last()) return;
+      [wallet, record] = answers;
+    } catch (err) {
+      if (!last()) return;
+      toast(err.message, "error");
+    }
     drawMoney();
   };
 
@@ -224,6 +233,7 @@ export async function playerTable(root, tableId) {
   }
 
   // --- the push -----------------------------------------------------------------------------
+  const askTable = lastAsking();
   const onEvent = (event) => {
     if (event.table_id !== tableId) return;
     if (event.type === "round-opened" && event.round_id !== round.id) bets.clear();
@@ -233,7 +243,8 @@ export async function playerTable(root, tableId) {
     }
     if (event.type === "roads-updated") table.roads = event.roads;
     if (["seats-changed", "shoe-ready", "round-settled", "round-refunded"].includes(event.type)) {
-      api("GET", path).then((fresh) => { table = fresh; draw(); }).catch(() => {});
+      const last = askTable();
+      api("GET", path).then((fresh) => { if (last()) { table = fresh; draw(); } }).catch(() => {});
     }
     if (event.type === "round-refunded") refreshMoney();
     round.push(event);
