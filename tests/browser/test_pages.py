@@ -6,6 +6,7 @@ in the other tests: the test's dealer never waits for the browser, only for the 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
@@ -402,3 +403,45 @@ def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come
     assert page.inner_text("#balance") == f"{before - 2000:,}"
     void(h, started["round_id"])
     table.dealer.finish()
+
+
+def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_new_connection(
+        h: Harness, pages: Any) -> None:
+    """The page's subscription to its table fails once (the function behind the route failed: API
+    Gateway answers "Internal server error"), then goes unanswered once: each time the page
+    connects again and subscribes, and it is live (it stayed "connecting" for good)."""
+    table = h.open_table(h.table("pages-resubscribe"), "baccarat", 100, cut_at=300)
+    player = pages()
+    page = player.page
+    page.clock.install()  # the page's timers: they run as a clock does, and can be moved on
+    connections: list[Any] = []
+    held: list[str] = []
+
+    def through_the_test(socket: Any) -> None:  # each connection of the page to the push API
+        n = len(connections)
+        connections.append(socket)
+        server = socket.connect_to_server()  # what the API sends reaches the page as sent
+
+        def from_the_page(message: str | bytes) -> None:
+            if n == 0 and '"subscribe"' in str(message):
+                socket.send(json.dumps({"message": "Internal server error", "connectionId": "c", "requestId": "r"}))
+            elif n == 1 and '"subscribe"' in str(message):
+                held.append(str(message))  # never sent on, never answered
+            else:
+                server.send(message)
+
+        socket.on_message(from_the_page)
+
+    player.sign_in("player", h.players["dev"].subject)
+    page.wait_for_selector(f"[data-table='{table.table_id}']")
+    page.route_web_socket(re.compile(r"^ws://"), through_the_test)  # the connections made from now on
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    # GIVEN the table's first subscription failed: the page connected again, and that subscription
+    # is unanswered
+    wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
+    assert "off" in (page.get_attribute("#live", "class") or "").split()
+    # WHEN the page's wait for an answer runs out
+    page.clock.fast_forward(11_000)
+    # THEN it connected a third time, subscribed, and is live
+    page.wait_for_selector("#live:not(.off)")
+    assert len(connections) == 3

@@ -176,6 +176,7 @@ export async function local(path, body, token) {
   return data;
 }
 
+const SUBSCRIBE_WAIT = 10000;  // ms a subscription may go unanswered before it is asked for again
 /** @type {Live[]} */
 const openLive = [];  // the connections not closed, the newest last: the live indicator shows the newest
 
@@ -225,15 +226,30 @@ export class Live {
     url.searchParams.set("token", session().token);
     const socket = this.socket = new WebSocket(url.href);
     showLive(this, false, t("live.connecting"));
+    let subscribed = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let unanswered;
+    // a subscription that fails (its function's error, or no answer) is asked for again on a new
+    // connection: the page is never left "connecting" with a connection open
+    const again = () => { if (!subscribed) socket.close(); };
     socket.onopen = () => {
-      this.retry = 500;
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
+      unanswered = setTimeout(again, SUBSCRIBE_WAIT);
     };
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
-      if (data.type === "subscribed") { showLive(this, true, t("live.on")); this.handlers.onOpen(data); }
-      else if (data.type === "snapshot") this.handlers.onSnapshot(data);
+      if (data.type === "subscribed") {
+        subscribed = true;
+        clearTimeout(unanswered);
+        this.retry = 500;
+        showLive(this, true, t("live.on"));
+        this.handlers.onOpen(data);
+      } else if (data.type === undefined && typeof data.message === "string") {
+        // API Gateway's own answer when a route's function failed ("Internal server error")
+        console.warn("push:", data.message);
+        again();
+      } else if (data.type === "snapshot") this.handlers.onSnapshot(data);
       else if (data.type === "error") {
         console.warn("push:", data.reason, data.message);
         if (data.reason === "expired-token") socket.close();  // connect again, with the session's token
@@ -249,6 +265,7 @@ export class Live {
         this.handlers.onEvent(data.id !== undefined ? { ...event, delivery: `${data.id}#${i}` } : event));
     };
     socket.onclose = () => {
+      clearTimeout(unanswered);
       showLive(this, false, this.closed ? t("live.off") : t("live.reconnecting"));
       if (this.closed) return;
       setTimeout(() => this.closed || this.connect(), this.retry);
