@@ -1,4 +1,5 @@
-"""The audit of a store in use looks again before it reports a problem (``run_audit``'s looks)."""
+"""The audit of a store in use looks again before it reports a problem (``run_audit``'s looks); a
+wallet's item the application never writes is reported, not a crash of the audit."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from croupier.app import audit
+from croupier.app import audit, keys, store
 from croupier.app.audit import AuditReport
+from croupier.sim.memory import InMemory
 
 
 def _looks(monkeypatch: pytest.MonkeyPatch, found: list[list[str]]) -> list[int]:
@@ -65,3 +67,15 @@ def test_the_cli_takes_looks() -> None:
 
     assert build_parser().parse_args(["audit", "--looks", "1"]).looks == 1
     assert build_parser().parse_args(["audit"]).looks == 3
+
+
+def test_a_wallet_item_that_cannot_be_read_is_reported_and_the_rest_audited(own_memory: InMemory) -> None:
+    # GIVEN a wallet with its ledger, and a ledger entry written by no one the application knows
+    store.move_money("ana", [("deposit:one", 1_000, {})], kind="deposit")
+    store.wallet_table().put_item(Item={**keys.ledger_key("ben", 1), "op": "deposit:x", "amount": 5})
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN that entry is named, and Ana's wallet, deposit and balance are counted as ever
+    assert [p for p in report.problems if "cannot be read" in p] == [
+        "ledger-entry WALLET#ben/LEDGER#000000000001 cannot be read: KeyError('balance_before')"]
+    assert (report.wallets, report.ledger_entries, report.deposits, report.balances) == (1, 1, 1_000, 1_000)

@@ -1,14 +1,29 @@
 """The stored records' vocabulary (``croupier.app.records``) is the one the API publishes: each
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
-status groups the application decides by are made of them."""
+status groups the application decides by are made of them. A wallet's typed records write the
+items written before they had types, read them back as they were written (boto3's numbers
+included), and say nothing the ledger does not say."""
 
 from __future__ import annotations
 
 import json
 import typing
+from decimal import Decimal
+
+import pytest
 
 from croupier.app import player_rounds, responses
-from croupier.app.records import ACTIVE, FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
+from croupier.app.records import (
+    ACTIVE,
+    FINISHED,
+    REVEALED,
+    TAKING_BETS,
+    BetStatus,
+    LedgerEntry,
+    Marker,
+    RoundStatus,
+    WalletBalance,
+)
 
 
 def literal_values(model: type, field: str) -> set[str]:
@@ -38,3 +53,38 @@ def test_the_groups_of_statuses() -> None:
     assert set(RoundStatus) == ACTIVE | FINISHED and not ACTIVE & FINISHED
     assert TAKING_BETS < ACTIVE and FINISHED < REVEALED and not REVEALED & TAKING_BETS
     assert {RoundStatus.SETTLING, RoundStatus.VOIDING} == REVEALED - FINISHED
+
+
+def test_a_wallets_records_are_the_items_written_before_they_had_types() -> None:
+    entry = LedgerEntry("ana", 7, "bet:b-1:stake:k", -500, 2_000, 1_500, "stake", 1_700_000_000_000,
+                        {"round_id": "r-1", "bet_id": "b-1", "table_id": "bac-1"})
+    marker = Marker("ana", "bet:b-1:stake:k", 7, -500, 1_500, 1_700_000_000_000)
+    wallet = WalletBalance("ana", 1_500, 7, 1_700_000_000_000)
+    assert entry.item() == {"pk": "WALLET#ana", "sk": "LEDGER#000000000007", "op": "bet:b-1:stake:k", "amount": -500,
+                            "balance_before": 2_000, "balance_after": 1_500, "kind": "stake",
+                            "at": 1_700_000_000_000, "round_id": "r-1", "bet_id": "b-1", "table_id": "bac-1"}
+    assert marker.item() == {"pk": "WALLET#ana", "sk": "OP#bet:b-1:stake:k", "seq": 7, "amount": -500,
+                             "balance_after": 1_500, "at": 1_700_000_000_000}
+    assert wallet.item() == {"pk": "WALLET#ana", "sk": "BALANCE", "balance": 1_500, "version": 7, "player": "ana",
+                             "updated_at": 1_700_000_000_000}
+    # read back as boto3 gives them: numbers as Decimal
+    as_read = [{k: Decimal(v) if isinstance(v, int) else v for k, v in record.item().items()}
+               for record in (entry, marker, wallet)]
+    assert (LedgerEntry.from_item(as_read[0]), Marker.from_item(as_read[1]),
+            WalletBalance.from_item(as_read[2])) == (entry, marker, wallet)
+    assert isinstance(LedgerEntry.from_item(as_read[0]).amount, int)
+    assert entry.view() == {"amount": -500, "balance_before": 2_000, "balance_after": 1_500, "kind": "stake",
+                            "at": 1_700_000_000_000, "round_id": "r-1", "bet_id": "b-1", "table_id": "bac-1"}
+
+
+def test_a_ledger_entry_says_nothing_the_ledger_does_not_say() -> None:
+    with pytest.raises(ValueError, match="says nothing of colour"):
+        LedgerEntry("ana", 1, "deposit:k", 100, 0, 100, "deposit", 0, {"reference": "x", "colour": "red"})
+
+
+def test_reading_a_ledger_entry_checks_its_types_never_its_sums() -> None:
+    # an entry that does not add up is read as it is: the audit and the simulator report it
+    stored = LedgerEntry("ana", 2, "deposit:k", 100, 0, 150, "deposit", 0).item()
+    assert LedgerEntry.from_item(stored).balance_after == 150
+    with pytest.raises(ValueError):
+        LedgerEntry.from_item({**stored, "amount": "a hundred"})

@@ -13,6 +13,7 @@ from tenacity import RetryCallState
 
 from croupier.app import rounds, store
 from croupier.app.errors import StateConflict
+from croupier.app.records import Marker
 
 REAL_BACKOFF = store.BACKOFF
 
@@ -145,12 +146,14 @@ def test_money_moved_meanwhile_is_moved_again_from_a_fresh_read(wallets: Any, wa
     fake = wallets([{"pk": "WALLET#p", "sk": "BALANCE", "balance": 100, "version": 4},
                     {"pk": "WALLET#p", "sk": "BALANCE", "balance": 150, "version": 5}],
                    [_canceled(["None", "None", "ConditionalCheckFailed"]), None])
-    entries = store.move_money("p", [("bet:b1:stake:k", -30, {})], kind="bet")
+    markers = store.move_money("p", [("bet:b1:stake:k", -30, {})], kind="bet")
     assert fake.reads == 2 and len(fake.transactions) == 2 and len(waits.seen) == 1
     first, second = (_wallet_put(t) for t in fake.transactions)
     assert (first["ExpressionAttributeValues"], first["Item"]["balance"]) == ({":v": 4}, 70)
     assert (second["ExpressionAttributeValues"], second["Item"]["balance"]) == ({":v": 5}, 120)
-    assert [(e["balance_before"], e["balance_after"], e["sk"]) for e in entries] == [(150, 120, "LEDGER#000000000006")]
+    assert [(m.seq, m.amount, m.balance_after) for m in markers] == [(6, -30, 120)]
+    entry = next(i["Put"]["Item"] for i in fake.transactions[1] if i["Put"]["Item"]["sk"].startswith("LEDGER#"))
+    assert (entry["balance_before"], entry["balance_after"], entry["sk"]) == (150, 120, "LEDGER#000000000006")
 
 
 def test_insufficient_funds_stops_at_once(wallets: Any, waits: Waits) -> None:
@@ -173,8 +176,10 @@ def test_a_bet_changed_meanwhile_stops_at_once(wallets: Any, waits: Waits) -> No
 def test_a_movement_made_before_is_answered_not_repeated(wallets: Any, waits: Waits) -> None:
     fake = wallets([{"pk": "WALLET#p", "sk": "BALANCE", "balance": 160, "version": 2}],
                    [_canceled(["None", "ConditionalCheckFailed", "None"])])
-    fake.markers["OP#settle:b1"] = {"pk": "WALLET#p", "sk": "OP#settle:b1", "seq": 2, "amount": 60}
-    assert store.move_money("p", [("settle:b1", 60, {})], kind="settlement") == [fake.markers["OP#settle:b1"]]
+    fake.markers["OP#settle:b1"] = {"pk": "WALLET#p", "sk": "OP#settle:b1", "seq": 2, "amount": 60,
+                                    "balance_after": 160, "at": 1_700_000_000_000}
+    assert store.move_money("p", [("settle:b1", 60, {})], kind="settlement") == [
+        Marker("p", "settle:b1", 2, 60, 160, 1_700_000_000_000)]  # the stored marker, nothing moved
     assert len(fake.transactions) == 1 and waits.seen == []
 
 

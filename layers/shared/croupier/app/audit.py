@@ -25,7 +25,7 @@ from typing import Any
 from ..transcript import Transcript, replay
 from . import clock, keys, reconcile, store
 from .engine import bet_from_item, rebuild
-from .records import FINISHED, BetStatus, RoundStatus
+from .records import FINISHED, BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
 
 
 @dataclass
@@ -94,52 +94,58 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
     report = AuditReport()
     wallet_items = store.scan_all(store.wallet_table())
     game_items = store.scan_all(store.game_table())
-    ledgers: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    markers: dict[str, dict[str, Any]] = {}
-    wallets: dict[str, dict[str, Any]] = {}
+    ledgers: dict[str, list[LedgerEntry]] = defaultdict(list)
+    markers: set[tuple[str, str]] = set()
+    wallets: dict[str, WalletBalance] = {}
     calls = [i for i in wallet_items if keys.kind_of(i) == "call"]
     for item in wallet_items:
         kind = keys.kind_of(item)
-        player = keys.player_of(item["pk"])
-        if kind == "wallet":
-            wallets[player] = item
-        elif kind == "ledger-entry":
-            ledgers[player].append(item)
-        elif kind == "marker":
-            markers[f"{player}|{keys.op_of(item['sk'])}"] = item
+        try:
+            if kind == "wallet":
+                wallet = WalletBalance.from_item(item)
+                wallets[wallet.player] = wallet
+            elif kind == "ledger-entry":
+                entry = LedgerEntry.from_item(item)
+                ledgers[entry.player].append(entry)
+            elif kind == "marker":
+                marker = Marker.from_item(item)
+                markers.add((marker.player, marker.op))
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:  # an item the application never writes
+            report.problems.append(f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}")
     report.wallets = len(wallets)
     credits_by_bet: dict[str, list[int]] = defaultdict(list)
     debits_by_bet: dict[str, int] = defaultdict(int)
     for player, entries in ledgers.items():
-        entries.sort(key=lambda e: e["sk"])
+        entries.sort(key=lambda e: e.seq)
         report.ledger_entries += len(entries)
         running = 0
         for entry in entries:
-            if int(entry["balance_before"]) != running:
-                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} starts at "
-                                       f"{entry['balance_before']}, the previous entry ended at {running}")
-            running = int(entry["balance_before"]) + int(entry["amount"])
-            if running != int(entry["balance_after"]):
-                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} does not add up")
-            if f"{player}|{entry['op']}" not in markers:
-                report.problems.append(f"wallet {player}: ledger entry {entry['sk']} has no operation marker")
-            kind, amount = entry["kind"], int(entry["amount"])
+            sk = keys.ledger_key(player, entry.seq)["sk"]
+            if entry.balance_before != running:
+                report.problems.append(f"wallet {player}: ledger entry {sk} starts at "
+                                       f"{entry.balance_before}, the previous entry ended at {running}")
+            running = entry.balance_before + entry.amount
+            if running != entry.balance_after:
+                report.problems.append(f"wallet {player}: ledger entry {sk} does not add up")
+            if (player, entry.op) not in markers:
+                report.problems.append(f"wallet {player}: ledger entry {sk} has no operation marker")
+            kind, amount, bet_id = entry.kind, entry.amount, entry.details.get("bet_id")
             if kind == "deposit":
                 report.deposits += amount
             elif kind == "withdrawal":
                 report.withdrawals -= amount
-            elif entry.get("bet_id"):
+            elif bet_id:
                 if amount <= 0 and kind not in ("settle", "refund"):
-                    debits_by_bet[entry["bet_id"]] += -amount
+                    debits_by_bet[bet_id] += -amount
                 else:
-                    credits_by_bet[entry["bet_id"]].append(amount)
-        balance = int(wallets.get(player, {}).get("balance", 0))
+                    credits_by_bet[bet_id].append(amount)
+        balance = wallets[player].balance if player in wallets else 0
         if balance != running:
             report.problems.append(f"wallet {player}: balance {balance} but its ledger sums to {running}")
     for player, wallet in wallets.items():
-        if player not in ledgers and int(wallet.get("balance", 0)) != 0:
-            report.problems.append(f"wallet {player}: balance {wallet['balance']} without any ledger entry")
-        report.balances += int(wallet.get("balance", 0))
+        if player not in ledgers and wallet.balance != 0:
+            report.problems.append(f"wallet {player}: balance {wallet.balance} without any ledger entry")
+        report.balances += wallet.balance
     rounds = {i["round_id"]: i for i in game_items if keys.kind_of(i) == "round"}
     every_bet = [i for i in game_items if keys.kind_of(i) == "bet"]
     bets = [b for b in every_bet if not b.get("operator")]  # seamless bets: check 6

@@ -190,9 +190,9 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
         entry = {k: item.get(k) for k in fields if item.get(k) is not None}
         kind = {BetStatus.SETTLED: "settle", BetStatus.REFUNDED: "refund"}.get(item["status"])
         if kind:
-            marker = store.get(store.wallet_table(), keys.marker_key(player, f"bet:{item['bet_id']}:{kind}"))
+            marker = store.marker_of(player, f"bet:{item['bet_id']}:{kind}")
             if marker:
-                entry["balance_after"] = int(marker["balance_after"])
+                entry["balance_after"] = marker.balance_after
         bets.append(entry)
         if item["round_id"] not in rounds:
             rounds[item["round_id"]] = _round_record(item["round_id"], player)
@@ -218,15 +218,10 @@ def _decision_seen(action: dict[str, Any], player: str) -> dict[str, Any]:
     return {k: v for k, v in action.items() if k != "player" or v == player}
 
 
-LEDGER_FIELDS = ("amount", "balance_before", "balance_after", "kind", "at", "round_id", "bet_id", "table_id",
-                 "action", "reference")
-
-
 def wallet_view(player: str, entries: int = 20) -> dict[str, Any]:
-    item = store.get(store.wallet_table(), keys.wallet_key(player))
-    ledger = store.latest_ledger_entries(player, entries)
-    return {"player": player, "balance": int(item["balance"]) if item else 0,
-            "ledger": [{k: v for k, v in store.plain(e).items() if k in LEDGER_FIELDS} for e in ledger]}
+    wallet = store.wallet_of(player)
+    return {"player": player, "balance": wallet.balance if wallet else 0,
+            "ledger": [entry.view() for entry in store.latest_ledger_entries(player, entries)]}
 
 
 def move(player: str, amount: int, kind: str, key: str, reference: str | None) -> dict[str, Any]:
@@ -236,7 +231,7 @@ def move(player: str, amount: int, kind: str, key: str, reference: str | None) -
         raise Funds(f"cannot withdraw {exc.needed}: the balance is {exc.balance}") from exc
     except store.Conflict as exc:  # it kept losing its race with other movements of this wallet: nothing moved
         raise StateConflict(f"the wallet of {player} is busy; try again", reason="busy") from exc
-    return {"player": player, "amount": amount, "balance": int(entries[-1]["balance_after"]), "replayed": False}
+    return {"player": player, "amount": amount, "balance": entries[-1].balance_after, "replayed": False}
 
 
 def round_record(round_id: str) -> dict[str, Any]:
@@ -267,10 +262,9 @@ def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
         player = bet["player"]
         of_bet = keys.marker_key(player, f"bet:{bet['bet_id']}:")  # the markers' keys begin with it
         for marker in store.markers_from(of_bet):
-            entry = store.get(store.wallet_table(), keys.ledger_key(player, int(marker["seq"])))
+            entry = store.ledger_entry(player, marker.seq)
             if entry:
-                plain = store.plain(entry)
-                entries.append({"player": player, **{k: v for k, v in plain.items() if k in LEDGER_FIELDS}})
+                entries.append({"player": player, **entry.view()})
     return sorted(entries, key=lambda e: (e["at"], e["player"]))
 
 

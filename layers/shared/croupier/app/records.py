@@ -1,15 +1,26 @@
-"""The stored records' vocabulary: the statuses a round and a bet go through.
+"""The stored records' vocabulary: the statuses a round and a bet go through, and a wallet's
+records as typed values (its balance, its ledger entries, its once-only markers).
 
 Values are the strings stored in DynamoDB and shown by the API (a :class:`~enum.StrEnum` member is
 its string), so items written before these names existed read the same.
 
 A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` → ``settling`` →
 ``settled``; or, from betting, closing or playing, ``voiding`` → ``voided`` (every bet refunded).
+
+A wallet's records (``WalletTable``, keys from :mod:`croupier.app.keys`) are read with
+``from_item`` and written with ``item()``: the item is the same, attribute for attribute, as the
+one written before these types existed. Reading checks types, never sums: a ledger entry that
+does not add up is read as it is, for the audit to report.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
+
+from .keys import ledger_key, marker_key, op_of, player_of, wallet_key
 
 
 class RoundStatus(StrEnum):
@@ -37,3 +48,91 @@ class BetStatus(StrEnum):
     OPEN = "open"
     SETTLED = "settled"
     REFUNDED = "refunded"
+
+
+# --- a wallet's records --------------------------------------------------------------------------
+
+LEDGER_DETAILS = ("round_id", "bet_id", "table_id", "action", "reference")
+"""What a ledger entry may say of its movement besides its money (a bet's, a deposit's reference)."""
+
+
+@dataclass(frozen=True)
+class WalletBalance:
+    """``WALLET#{player}`` / ``BALANCE``: the balance, and its version (the number of its last
+    ledger entry: every movement writes the balance conditioned on the version it read)."""
+
+    player: str
+    balance: int
+    version: int
+    updated_at: int
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> WalletBalance:
+        return cls(player=player_of(str(item["pk"])), balance=int(item["balance"]), version=int(item["version"]),
+                   updated_at=int(item.get("updated_at", 0)))
+
+    def item(self) -> dict[str, Any]:
+        return {**wallet_key(self.player), "balance": self.balance, "version": self.version, "player": self.player,
+                "updated_at": self.updated_at}
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """``WALLET#{player}`` / ``LEDGER#{seq}``: one movement of the wallet's money (a negative
+    ``amount`` is a debit), the balance before and after it, what it was (``kind``: a bet, a
+    payout, a refund, a deposit ...) and its ``details`` (:data:`LEDGER_DETAILS`)."""
+
+    player: str
+    seq: int
+    op: str
+    amount: int
+    balance_before: int
+    balance_after: int
+    kind: str
+    at: int
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.details) - set(LEDGER_DETAILS))
+        if unknown:
+            raise ValueError(f"a ledger entry says nothing of {', '.join(unknown)} (only {', '.join(LEDGER_DETAILS)})")
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> LedgerEntry:
+        sk = str(item["sk"])
+        return cls(player=player_of(str(item["pk"])), seq=int(sk.rsplit("#", 1)[1]), op=str(item["op"]),
+                   amount=int(item["amount"]), balance_before=int(item["balance_before"]),
+                   balance_after=int(item["balance_after"]), kind=str(item["kind"]), at=int(item["at"]),
+                   details={k: v for k, v in item.items() if k in LEDGER_DETAILS})
+
+    def item(self) -> dict[str, Any]:
+        return {**ledger_key(self.player, self.seq), "op": self.op, "amount": self.amount,
+                "balance_before": self.balance_before, "balance_after": self.balance_after, "kind": self.kind,
+                "at": self.at, **self.details}
+
+    def view(self) -> dict[str, Any]:
+        """The entry as the API shows it (``GET /players/{id}/wallet``'s ledger)."""
+        return {"amount": self.amount, "balance_before": self.balance_before, "balance_after": self.balance_after,
+                "kind": self.kind, "at": self.at, **self.details}
+
+
+@dataclass(frozen=True)
+class Marker:
+    """``WALLET#{player}`` / ``OP#{op}``: the movement ``op`` happened, once, as ledger entry
+    ``seq`` (its amount and the balance after it)."""
+
+    player: str
+    op: str
+    seq: int
+    amount: int
+    balance_after: int
+    at: int
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Marker:
+        return cls(player=player_of(str(item["pk"])), op=op_of(str(item["sk"])), seq=int(item["seq"]),
+                   amount=int(item["amount"]), balance_after=int(item["balance_after"]), at=int(item["at"]))
+
+    def item(self) -> dict[str, Any]:
+        return {**marker_key(self.player, self.op), "seq": self.seq, "amount": self.amount,
+                "balance_after": self.balance_after, "at": self.at}

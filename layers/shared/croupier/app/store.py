@@ -84,7 +84,7 @@ from .keys import (
     watch_key,
     watch_pk,
 )
-from .records import BetStatus, RoundStatus
+from .records import BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
@@ -749,9 +749,14 @@ def round_calls(round_id: str) -> list[dict[str, Any]]:
                           ExpressionAttributeValues={":r": round_pk(round_id)}))
 
 
-def balance_of(player: str) -> int:
+def wallet_of(player: str) -> WalletBalance | None:
     item = get(wallet_table(), wallet_key(player))
-    return int(item["balance"]) if item else 0
+    return WalletBalance.from_item(item) if item else None
+
+
+def balance_of(player: str) -> int:
+    wallet = wallet_of(player)
+    return wallet.balance if wallet else 0
 
 
 def move_money(
@@ -761,46 +766,43 @@ def move_money(
     kind: str,
     extra: Sequence[dict[str, Any]] = (),
     attempts: int = 12,
-) -> list[dict[str, Any]]:
+) -> list[Marker]:
     """Move money on one wallet, exactly once, in one DynamoDB transaction.
 
     ``legs`` are ``(op_id, amount, details)``: a negative amount is a debit. Each leg writes an
     ``OP#{op_id}`` marker (which must not exist: the movement happens once), a ledger entry with
     the balance after it, and the wallet's new balance conditioned on its version (no overdraft,
     no lost update). ``extra`` are more transaction items (a bet's put or status update) that must
-    succeed together. If every marker exists already the movement happened before: the stored
-    markers are returned and nothing moves (an idempotent retry). The markers are read only when
-    the transaction says one exists: a first attempt costs one read and one transaction.
+    succeed together. Returns each leg's marker (:class:`~croupier.app.records.Marker`: its ledger
+    entry's number and the balance after it). If every marker exists already the movement happened
+    before: the stored markers are returned and nothing moves (an idempotent retry). The markers
+    are read only when the transaction says one exists: a first attempt costs one read and one
+    transaction.
     """
     table = settings().wallet_table
 
-    def attempt() -> list[dict[str, Any]]:
-        wallet = get(wallet_table(), wallet_key(player))
-        balance = int(wallet["balance"]) if wallet else 0
-        version = int(wallet["version"]) if wallet else 0
+    def attempt() -> list[Marker]:
+        wallet = wallet_of(player)
+        balance = wallet.balance if wallet else 0
+        version = wallet.version if wallet else 0
         total = sum(amount for _, amount, _ in legs)
         items: list[dict[str, Any]] = []
-        entries: list[dict[str, Any]] = []
+        markers: list[Marker] = []
         running, seq, at = balance, version, now_ms()
         for op, amount, details in legs:
-            running += amount
-            seq += 1
-            entry = {**ledger_key(player, seq), "op": op, "amount": amount,
-                     "balance_before": running - amount, "balance_after": running, "kind": kind, "at": at, **details}
-            entries.append(entry)
-            items.append({"Put": {"TableName": table, "Item": entry,
+            entry = LedgerEntry(player, seq + 1, op, amount, running, running + amount, kind, at, details)
+            running, seq = entry.balance_after, entry.seq
+            markers.append(Marker(player, op, seq, amount, running, at))
+            items.append({"Put": {"TableName": table, "Item": entry.item(),
                                   "ConditionExpression": "attribute_not_exists(sk)"}})
             items.append({"Put": {"TableName": table, "ConditionExpression": "attribute_not_exists(sk)",
-                                  "Item": {**marker_key(player, op), "seq": seq, "amount": amount,
-                                           "balance_after": running, "at": at}}})
-        wallet_item = {**wallet_key(player), "balance": running, "version": seq, "player": player,
-                       "updated_at": at}
+                                  "Item": markers[-1].item()}})
+        moved = WalletBalance(player, running, seq, at).item()
         if wallet:
-            wallet_item = {**wallet, **wallet_item}
-            items.append({"Put": {"TableName": table, "Item": wallet_item, "ConditionExpression": "version = :v",
+            items.append({"Put": {"TableName": table, "Item": moved, "ConditionExpression": "version = :v",
                                   "ExpressionAttributeValues": {":v": version}}})
         else:
-            items.append({"Put": {"TableName": table, "Item": wallet_item,
+            items.append({"Put": {"TableName": table, "Item": moved,
                                   "ConditionExpression": "attribute_not_exists(pk)"}})
         items.extend(extra)
         if balance + total < 0:
@@ -823,16 +825,16 @@ def move_money(
             if extra_failed:
                 raise Conflict("the bet changed meanwhile; nothing was moved") from exc
             raise _Moved from exc  # the wallet moved meanwhile: read again
-        return entries
+        return markers
 
     return until_it_wins(attempt, lost=_Moved, attempts=attempts,
                          busy=lambda: Conflict(f"wallet {player} is busy; try again"))
 
 
-def _markers(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]]) -> list[dict[str, Any]] | None:
+def _markers(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]]) -> list[Marker] | None:
     """The stored markers of a movement that happened before (all of its legs), or None if none
     of them exists. Part of one existing is a conflict: never repeat a part of a movement."""
-    done = [get(wallet_table(), marker_key(player, op)) for op, _, _ in legs]
+    done = [marker_of(player, op) for op, _, _ in legs]
     if all(done):
         return [d for d in done if d is not None]
     if any(done):
@@ -884,18 +886,29 @@ def index_page(partition: str, limit: int, start: dict[str, Any] | None, *, newe
     return [plain(i) for i in page.get("Items", [])], page.get("LastEvaluatedKey")
 
 
-def latest_ledger_entries(player: str, most: int) -> list[dict[str, Any]]:
+def latest_ledger_entries(player: str, most: int) -> list[LedgerEntry]:
     """A wallet's last ``most`` ledger entries, newest first."""
     page = wallet_table().query(KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False,
                                 Limit=most, ExpressionAttributeValues={":p": wallet_pk(player), ":l": LEDGER})
-    return [plain(i) for i in page.get("Items", [])]
+    return [LedgerEntry.from_item(plain(i)) for i in page.get("Items", [])]
 
 
-def markers_from(marker: dict[str, str]) -> list[dict[str, Any]]:
+def marker_of(player: str, op: str) -> Marker | None:
+    item = get(wallet_table(), marker_key(player, op))
+    return Marker.from_item(item) if item else None
+
+
+def ledger_entry(player: str, seq: int) -> LedgerEntry | None:
+    item = get(wallet_table(), ledger_key(player, seq))
+    return LedgerEntry.from_item(item) if item else None
+
+
+def markers_from(marker: dict[str, str]) -> list[Marker]:
     """The once-only markers of a wallet whose operation begins as ``marker``'s (a key of
     :func:`~croupier.app.keys.marker_key`: a bet's movements, ``bet:{bet}:``)."""
-    return list(query_all(wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
-                          ExpressionAttributeValues={":p": marker["pk"], ":op": marker["sk"]}))
+    return [Marker.from_item(item) for item in query_all(
+        wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
+        ExpressionAttributeValues={":p": marker["pk"], ":op": marker["sk"]})]
 
 
 # --- the screens: connections and their watches --------------------------------------------------

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ..app import keys, reconcile, store
 from ..app.config import settings
 from ..app.engine import bet_from_item
-from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, RoundStatus
+from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, LedgerEntry, RoundStatus, WalletBalance
 from ..betting import BLACKJACK_GAMES
 from ..games import new_round
 from ..games.base import Settle
@@ -118,40 +118,42 @@ class Invariants:
                    if name == wallets and keys.kind_of(key) != "call"}
         for player in sorted(touched):
             self.checked["ledger"] += 1
-            wallet = world.dynamo.peek(wallets, keys.wallet_key(player))
-            if wallet is None:
+            item = world.dynamo.peek(wallets, keys.wallet_key(player))
+            if item is None:
                 self.violation("ledger", f"{player}'s wallet is gone")
                 continue
-            version, balance = int(wallet["version"]), int(wallet["balance"])
+            wallet = WalletBalance.from_item(item)
+            version, balance = wallet.version, wallet.balance
             running = self.balances.get(player, 0)
             for seq in range(self.versions.get(player, 0) + 1, version + 1):
-                entry = world.dynamo.peek(wallets, keys.ledger_key(player, seq))
-                if entry is None:
+                stored = world.dynamo.peek(wallets, keys.ledger_key(player, seq))
+                if stored is None:
                     self.violation("ledger", f"{player}'s ledger entry #{seq} is missing (wallet version {version})")
                     continue
-                amount, before, after = int(entry["amount"]), int(entry["balance_before"]), int(entry["balance_after"])
+                entry = LedgerEntry.from_item(stored)
+                amount, before, after = entry.amount, entry.balance_before, entry.balance_after
                 if before != running or after != before + amount:
                     self.violation("ledger", f"{player}'s ledger entry #{seq} does not follow: {before} + {amount} "
                                              f"= {after}, the balance before it was {running}")
                 running = after
-                self._money_moved(entry, amount)
+                self._money_moved(entry)
             if running != balance:
                 self.violation("ledger", f"{player}'s balance is {balance}; its ledger entries add up to {running}")
             self.versions[player], self.balances[player] = version, balance
 
-    def _money_moved(self, entry: dict[str, Any], amount: int) -> None:
-        bet_id = entry.get("bet_id")
+    def _money_moved(self, entry: LedgerEntry) -> None:
+        bet_id = entry.details.get("bet_id")
         if not bet_id:
             return
-        if entry.get("kind") in CREDIT_KINDS:
+        if entry.kind in CREDIT_KINDS:
             credits = self.credits.setdefault(str(bet_id), [])
-            credits.append(amount)
+            credits.append(entry.amount)
             self.checked["credits"] += 1
             if len(credits) > 1:
                 self.violation("closed-once", f"bet {bet_id} credited {len(credits)} times: {credits}",
-                               str(entry.get("round_id")))
+                               str(entry.details.get("round_id")))
         else:
-            self.debits[str(bet_id)] -= amount
+            self.debits[str(bet_id)] -= entry.amount
 
     def _records(self) -> None:
         """The game table's changes since the last step, read in their typed form (an image is
