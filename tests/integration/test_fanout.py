@@ -250,11 +250,11 @@ def test_a_few_watchers_are_one_slot_and_a_full_table_joins_its_least_filled_slo
             watch(f"conn-more-{n}", Identity(f"more{n}", "player", "real", None), table)
         assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
         # a watcher leaving makes room where it was, and the next one joins there
-        gone = store.get(store.game_table(), {"pk": "CONN#conn-more-3", "sk": "META"})
+        gone = store.connection_of("conn-more-3")
         assert gone is not None and push.slot_at(gone, table) == 2
         push.unsubscribe("conn-more-3")
         watch("conn-more-6", Identity("more6", "player", "real", None), table)
-        joined = store.get(store.game_table(), {"pk": "CONN#conn-more-6", "sk": "META"})
+        joined = store.connection_of("conn-more-6")
         assert joined is not None and push.slot_at(joined, table) == 2
         assert slot_counts(table) == {0: 4, 1: 3, 2: 3}
         for connection_id in ["conn-few-console", *(f"conn-few-{n}" for n in range(3)),

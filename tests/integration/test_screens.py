@@ -264,7 +264,7 @@ def test_a_dead_connection_is_removed_when_a_push_finds_it_gone(h: Harness) -> N
     table = h.open_table(h.table("bac-dead"), "baccarat", 6, cut_at=300)
     alive = h.screen(h.players["ben"], table.table_id)
     dead = h.watch(h.players["ana"].token, [table.table_id])
-    connection = store.get(store.game_table(), {"pk": f"CONN#{dead.connection_id}", "sk": "META"})
+    connection = store.connection_of(dead.connection_id)
     assert connection is not None
     slot = push.slot_at(connection, table.table_id)
 

@@ -290,7 +290,7 @@ class Raw:
 
 def _slot(table_id: str, connection_id: str) -> int:
     """The slot the connection joined at the table (kept on its connection item)."""
-    connection = store.get(store.game_table(), {"pk": f"CONN#{connection_id}", "sk": "META"})
+    connection = store.connection_of(connection_id)
     assert connection is not None
     return push.slot_at(connection, table_id)
 

@@ -2,7 +2,8 @@
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
 status groups the application decides by are made of them. A wallet's typed records write the
 items written before they had types, read them back as they were written (boto3's numbers
-included), and say nothing the ledger does not say."""
+included), and say nothing the ledger does not say; a screen's connection likewise, one made
+before slots were filled in order included."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from decimal import Decimal
 
 import pytest
 
-from croupier.app import player_rounds, responses
+from croupier.app import player_rounds, push, responses
 from croupier.app.records import (
     ACTIVE,
     FINISHED,
     REVEALED,
     TAKING_BETS,
     BetStatus,
+    Connection,
     LedgerEntry,
     Marker,
     RoundStatus,
@@ -88,3 +90,28 @@ def test_reading_a_ledger_entry_checks_its_types_never_its_sums() -> None:
     assert LedgerEntry.from_item(stored).balance_after == 150
     with pytest.raises(ValueError):
         LedgerEntry.from_item({**stored, "amount": "a hundred"})
+
+
+def test_a_connection_is_the_item_written_before_it_had_a_type() -> None:
+    connection = Connection("c-1", "ana", "player", "real", None, 1_800_007_200, 1_800_003_600, slots=8,
+                            connected_at=1_800_000_000_000)
+    item = connection.item()
+    assert item == {"pk": "CONN#c-1", "sk": "META", "connection_id": "c-1", "subject": "ana", "role": "player",
+                    "account_kind": "real", "table": None, "tables": [], "slots": 8, "slot_at": {},
+                    "connected_at": 1_800_000_000_000, "expires_at": 1_800_007_200, "token_expires_at": 1_800_003_600}
+    watching = {**item, "tables": ["bac-1", "*"], "slot_at": {"bac-1": Decimal(2), "*": Decimal(0)},
+                "msg_second": Decimal(1_800_000_001), "msg_count": Decimal(3)}  # as boto3 reads it, counted
+    read = Connection.from_item(watching)
+    assert read.tables == ("bac-1", "*") and read.slot_at == {"bac-1": 2, "*": 0}
+    assert push.slot_at(read, "bac-1") == 2 and Connection.from_item(item) == connection
+
+
+def test_a_connection_made_before_slots_were_filled_in_order_keeps_its_hashs_slot() -> None:
+    # no slot_at, no token expiry of its own: its id's hash chooses among its slots, and its
+    # token lives as long as it does; without its number of slots, the deployment's is taken
+    old = {"pk": "CONN#c-2", "sk": "META", "connection_id": "c-2", "subject": "sup", "role": "supervisor",
+           "tables": ["bac-1"], "slots": Decimal(5), "expires_at": Decimal(1_800_007_200)}
+    read = Connection.from_item(old)
+    assert (read.slot_at, read.slots, read.token_expires_at, read.account_kind) == (None, 5, 1_800_007_200, "real")
+    assert push.slot_at(read, "bac-1") == push.slot_of("c-2", 5)
+    assert "slot_at" not in read.item() and Connection.from_item({**old, "slots": None}).slots is None

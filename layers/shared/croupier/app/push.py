@@ -44,7 +44,7 @@ import contextvars
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -56,6 +56,7 @@ from .aws import boto3
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
+from .records import Connection
 
 SLOTS_DEFAULT = 8
 CONNECTION_HOURS = 2
@@ -87,13 +88,13 @@ def slot_of(connection_id: str, slots: int) -> int:
     return int(hashlib.sha256(connection_id.encode()).hexdigest()[:8], 16) % slots
 
 
-def slot_at(connection: dict[str, Any], table: str) -> int:
+def slot_at(connection: Connection, table: str) -> int:
     """The slot of the connection's watch of ``table``: the one it joined (kept on the
     connection), or its hash's for a connection made before slots were filled in order."""
-    joined = (connection.get("slot_at") or {}).get(table)
+    joined = (connection.slot_at or {}).get(table)
     if joined is not None:
-        return int(joined)
-    return slot_of(str(connection["connection_id"]), int(connection.get("slots") or settings().push_slots))
+        return joined
+    return slot_of(connection.connection_id, connection.slots or settings().push_slots)
 
 
 def _slot_to_join(table: str, slots: int) -> tuple[int, int | None]:
@@ -133,17 +134,16 @@ def connect(connection_id: str, who: Identity, token_expires_at: int | None = No
     """Keep a connection that presented a valid token: who it is, and until when (the token's
     ``exp``, seconds since the epoch; at most the connection's two hours)."""
     expires = clock.now_s() + CONNECTION_HOURS * 3600
-    store.put_connection({
-        **keys.connection_key(connection_id), "connection_id": connection_id, "subject": who.subject, "role": who.role,
-        "account_kind": who.account_kind, "table": who.table, "tables": [], "slots": settings().push_slots,
-        "slot_at": {}, "connected_at": store.now_ms(), "expires_at": expires,
-        "token_expires_at": min(expires, int(token_expires_at or expires))})
+    store.put_connection(Connection(connection_id, who.subject, who.role, who.account_kind, who.table, expires,
+                                    min(expires, int(token_expires_at or expires)), slots=settings().push_slots,
+                                    connected_at=store.now_ms()))
 
 
-def token_expired(item: dict[str, Any], now: float | None = None) -> bool:
+def token_expired(item: Mapping[str, Any] | Connection, now: float | None = None) -> bool:
     """Has the token of a connection (or of its watch item) expired? An item that names no
     token expiry lives as long as the connection (``expires_at``)."""
-    until = item.get("token_expires_at", item.get("expires_at"))
+    until = item.token_expires_at if isinstance(item, Connection) else \
+        item.get("token_expires_at", item.get("expires_at"))
     return until is not None and int(until) <= int(now if now is not None else clock.now_s())
 
 
@@ -156,8 +156,8 @@ def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> 
     if (known.subject, known.role, known.table) != (who.subject, who.role, who.table):
         raise Forbidden("this token is not the connection's (another subject, role or table): connect again",
                         reason="not-this-connection")
-    until = min(int(connection["expires_at"]), int(token_expires_at))
-    for table in connection.get("tables", []):
+    until = min(connection.expires_at, int(token_expires_at))
+    for table in connection.tables:
         watch = keys.watch_key(table, slot_at(connection, table), connection_id)
         for key in (watch, *_audience_keys(table, known, connection_id)):
             store.extend_token(key, until, if_there=True)  # a watch gone meanwhile stays gone
@@ -177,19 +177,18 @@ def close(connection_id: str, message: dict[str, Any] | None = None) -> None:
             _management().delete_connection(ConnectionId=connection_id)
 
 
-def _connection(connection_id: str) -> dict[str, Any]:
-    item = store.get(store.game_table(), keys.connection_key(connection_id))
-    if item is None:
+def _connection(connection_id: str) -> Connection:
+    connection = store.connection_of(connection_id)
+    if connection is None:
         raise StateConflict("this connection is not known (connect again)", reason="no-connection")
-    return item
+    return connection
 
 
-def identity_of(connection: dict[str, Any]) -> Identity:
-    return Identity(connection["subject"], connection["role"], connection.get("account_kind") or "real",
-                    connection.get("table"))
+def identity_of(connection: Connection) -> Identity:
+    return Identity(connection.subject, connection.role, connection.account_kind, connection.table)
 
 
-def live_connection(connection_id: str) -> dict[str, Any]:
+def live_connection(connection_id: str) -> Connection:
     """The connection, if its token has not expired (else it is closed, and 401)."""
     connection = _connection(connection_id)
     if token_expired(connection):
@@ -218,10 +217,10 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
     tables = list(dict.fromkeys(tables))
     connection = live_connection(connection_id)
     who = identity_of(connection)
-    new = [t for t in tables if t not in connection.get("tables", [])]
-    if len(connection.get("tables", [])) + len(new) > MAX_TABLES:
+    new = [t for t in tables if t not in connection.tables]
+    if len(connection.tables) + len(new) > MAX_TABLES:
         raise StateConflict(f"a connection watches at most {MAX_TABLES} tables; this one watches "
-                            f"{len(connection.get('tables', []))}: unsubscribe some first", reason="too-many-tables")
+                            f"{len(connection.tables)}: unsubscribe some first", reason="too-many-tables")
     for table in tables:
         if table == EVERY_TABLE:
             if who.role not in ("supervisor", "operator"):
@@ -230,21 +229,21 @@ def subscribe(connection_id: str, tables: Sequence[str]) -> list[str]:
             store.load_table(table)  # 404 for a table that does not exist
     for table in new:
         _watch(connection, who, table)
-    after = store.get(store.game_table(), keys.connection_key(connection_id)) or {}
-    return list(after.get("tables", []))
+    after = store.connection_of(connection_id)
+    return list(after.tables) if after else []
 
 
-def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
+def _watch(connection: Connection, who: Identity, table: str) -> None:
     """Add one table to a connection's watches. The watch, its audience's items, its slot's count
     and the connection's list (and the slot it joined) go together, and only if the connection did
     not watch the table yet, watches fewer than MAX_TABLES, and the slot still has room: a request
     repeated, or two at once, count it once; a slot filled meanwhile is chosen again."""
-    connection_id = str(connection["connection_id"])
-    slots = int(connection.get("slots") or settings().push_slots)
-    in_order = "slot_at" in connection  # else a connection made before slots were filled in order
+    connection_id = connection.connection_id
+    slots = connection.slots or settings().push_slots
+    in_order = connection.slot_at is not None  # else a connection made before slots were filled in order
     watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
-               "account_kind": who.account_kind, "table": who.table, "expires_at": int(connection["expires_at"]),
-               "token_expires_at": int(connection.get("token_expires_at") or connection["expires_at"])}
+               "account_kind": who.account_kind, "table": who.table, "expires_at": connection.expires_at,
+               "token_expires_at": connection.token_expires_at}
     for attempt in range(slots + 1):
         slot, below = _slot_to_join(table, slots) if in_order else (slot_of(connection_id, slots), None)
         if attempt == slots:  # the slots filled as fast as they were chosen: the least filled, no limit
@@ -254,12 +253,12 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
                                         most_tables=MAX_TABLES, slot_name=_slot_name(slot), in_order=in_order))
             return
         except store.Conflict:
-            now = store.get(store.game_table(), keys.connection_key(connection_id))
+            now = store.connection_of(connection_id)
             if now is None:
                 raise StateConflict("this connection is not known (connect again)", reason="no-connection") from None
-            if table in now.get("tables", []):
+            if table in now.tables:
                 return  # it watches the table already: another request of it was first
-            if len(now.get("tables", [])) >= MAX_TABLES:
+            if len(now.tables) >= MAX_TABLES:
                 raise StateConflict(f"a connection watches at most {MAX_TABLES} tables: unsubscribe some first",
                                     reason="too-many-tables") from None
             # else the slot filled meanwhile: choose again
@@ -267,12 +266,12 @@ def _watch(connection: dict[str, Any], who: Identity, table: str) -> None:
 
 def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None:
     """Stop watching ``tables`` (all of them when None: the connection is gone)."""
-    connection = store.get(store.game_table(), keys.connection_key(connection_id))
+    connection = store.connection_of(connection_id)
     if connection is None:
         return
-    leaving = list(connection.get("tables", []) if tables is None else tables)
+    leaving = list(connection.tables if tables is None else tables)
     for table in leaving:
-        if table not in connection.get("tables", []):
+        if table not in connection.tables:
             continue
         slot = slot_at(connection, table)
         # the watch and its slot's count go together: two pushes finding the same screen gone
@@ -286,9 +285,9 @@ def unsubscribe(connection_id: str, tables: Iterable[str] | None = None) -> None
     if tables is None:
         store.forget_connection(connection_id)
     else:
-        kept = [t for t in connection.get("tables", []) if t not in leaving]
-        joined = {t: s for t, s in (connection.get("slot_at") or {}).items() if t in kept}
-        store.set_watched(connection_id, kept, joined if "slot_at" in connection else None)
+        kept = [t for t in connection.tables if t not in leaving]
+        joined = {t: s for t, s in (connection.slot_at or {}).items() if t in kept}
+        store.set_watched(connection_id, kept, joined if connection.slot_at is not None else None)
 
 
 def send(connection_id: str, message: dict[str, Any]) -> bool:

@@ -1,5 +1,6 @@
-"""The stored records' vocabulary: the statuses a round and a bet go through, and a wallet's
-records as typed values (its balance, its ledger entries, its once-only markers).
+"""The stored records' vocabulary: the statuses a round and a bet go through, a wallet's records
+as typed values (its balance, its ledger entries, its once-only markers), and a screen's
+connection.
 
 Values are the strings stored in DynamoDB and shown by the API (a :class:`~enum.StrEnum` member is
 its string), so items written before these names existed read the same.
@@ -7,10 +8,10 @@ its string), so items written before these names existed read the same.
 A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` → ``settling`` →
 ``settled``; or, from betting, closing or playing, ``voiding`` → ``voided`` (every bet refunded).
 
-A wallet's records (``WalletTable``, keys from :mod:`croupier.app.keys`) are read with
-``from_item`` and written with ``item()``: the item is the same, attribute for attribute, as the
-one written before these types existed. Reading checks types, never sums: a ledger entry that
-does not add up is read as it is, for the audit to report.
+A wallet's records (``WalletTable``) and a connection (``GameTable``; keys from
+:mod:`croupier.app.keys`) are read with ``from_item`` and written with ``item()``: the item is
+the same, attribute for attribute, as the one written before these types existed. Reading checks
+types, never sums: a ledger entry that does not add up is read as it is, for the audit to report.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .keys import ledger_key, marker_key, op_of, player_of, wallet_key
+from .keys import connection_key, ledger_key, marker_key, op_of, player_of, wallet_key
 
 
 class RoundStatus(StrEnum):
@@ -136,3 +137,53 @@ class Marker:
     def item(self) -> dict[str, Any]:
         return {**marker_key(self.player, self.op), "seq": self.seq, "amount": self.amount,
                 "balance_after": self.balance_after, "at": self.at}
+
+
+# --- a screen's connection ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Connection:
+    """``CONN#{connection}`` / ``META``: a screen's WebSocket connection. Who it is (its token's
+    subject, role, account kind and table), until when it lives (``expires_at``: API Gateway's two
+    hours, the item's TTL) and until when its token does, the tables it watches and the slot it
+    joined in each. A connection made before slots were filled in order has no ``slot_at``
+    (None): its id's hash chooses its slot among ``slots`` (None: the deployment's number). Its
+    message count (``msg_second``, ``msg_count``) is the store's alone
+    (:func:`croupier.app.store.count_message`)."""
+
+    connection_id: str
+    subject: str
+    role: str
+    account_kind: str
+    table: str | None
+    expires_at: int
+    token_expires_at: int
+    tables: tuple[str, ...] = ()
+    slots: int | None = None
+    slot_at: Mapping[str, int] | None = field(default_factory=dict)
+    connected_at: int | None = None
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Connection:
+        expires = int(item["expires_at"])
+        joined = item.get("slot_at")
+        return cls(connection_id=str(item["connection_id"]), subject=str(item["subject"]), role=str(item["role"]),
+                   account_kind=str(item.get("account_kind") or "real"), table=item.get("table"),
+                   expires_at=expires, token_expires_at=int(item.get("token_expires_at") or expires),
+                   tables=tuple(str(t) for t in item.get("tables") or ()),
+                   slots=int(item["slots"]) if item.get("slots") else None,
+                   slot_at=None if joined is None else {str(t): int(n) for t, n in joined.items()},
+                   connected_at=int(item["connected_at"]) if item.get("connected_at") is not None else None)
+
+    def item(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**connection_key(self.connection_id), "connection_id": self.connection_id,
+                               "subject": self.subject, "role": self.role, "account_kind": self.account_kind,
+                               "table": self.table, "tables": list(self.tables)}
+        if self.slots is not None:
+            out["slots"] = self.slots
+        if self.slot_at is not None:
+            out["slot_at"] = dict(self.slot_at)
+        if self.connected_at is not None:
+            out["connected_at"] = self.connected_at
+        return {**out, "expires_at": self.expires_at, "token_expires_at": self.token_expires_at}

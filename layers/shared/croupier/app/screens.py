@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 
 from ..errors import CroupierError
 from ..rules import describe_validation_error
-from . import keys, push, store
+from . import push, store
 from .config import settings
 from .errors import Unauthorized
 from .identity import Identity, from_claims, verify_local_token
@@ -122,7 +122,7 @@ def route(event: dict[str, Any]) -> dict[str, Any]:
         elif message.action == "subscribe":
             watched = push.subscribe(connection_id, message.tables)
             push.send(connection_id, {"type": "subscribed", "tables": watched, "connection_id": connection_id})
-            connection = store.get(store.game_table(), keys.connection_key(connection_id))
+            connection = store.connection_of(connection_id)
             if connection is None:  # it disconnected meanwhile (a browser leaving the page): nobody to answer
                 return {"statusCode": 200}
             who = push.identity_of(connection)

@@ -84,7 +84,7 @@ from .keys import (
     watch_key,
     watch_pk,
 )
-from .records import BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
+from .records import BetStatus, Connection, LedgerEntry, Marker, RoundStatus, WalletBalance
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
@@ -914,9 +914,14 @@ def markers_from(marker: dict[str, str]) -> list[Marker]:
 # --- the screens: connections and their watches --------------------------------------------------
 
 
-def put_connection(item: dict[str, Any]) -> None:
+def put_connection(connection: Connection) -> None:
     """Keep a WebSocket connection (a new one, or one connecting again with the same id)."""
-    game_table().put_item(Item=item)
+    game_table().put_item(Item=connection.item())
+
+
+def connection_of(connection_id: str) -> Connection | None:
+    item = get(game_table(), connection_key(connection_id))
+    return Connection.from_item(item) if item else None
 
 
 def extend_token(key: dict[str, str], until: int, *, if_there: bool = False) -> bool:
