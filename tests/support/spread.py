@@ -18,18 +18,19 @@ that asks every operator about every call, and the reliability file's operators 
 its tests end (so the integration file's audit must come first, as it does in one process)."""
 
 
-LONGEST_FIRST = ("tests/reliability/test_schemathesis.py", "seamless-operators", "tests/browser/test_pages.py",
-                 "tests/browser/test_languages.py", "tests/integration/test_screens.py",
-                 "tests/integration/test_faults.py", "tests/integration/test_boundaries.py",
-                 "tests/integration/test_table_speed.py", "tests/integration/test_rounds.py",
-                 "tests/integration/test_visibility.py", "tests/reliability/test_faults_exactly_once.py",
-                 "tests/integration/test_workflow_cost.py", "tests/integration/test_round_item.py",
-                 "tests/reliability/test_fuzz.py", "tests/browser/test_accessibility.py", "tests/unit/test_chaos.py",
-                 "tests/integration/test_betting_phase.py")
-"""The units that took longest in a four-process run (40 s to 3.2 minutes each), longest first: they
-are handed out first, so that the run does not end waiting on one of them while the other
-processes idle; the others follow in the order pytest collects them. A unit missing here only
-costs time."""
+LONGEST_FIRST = ("tests/browser/test_pages.py", "tests/reliability/test_schemathesis.py", "seamless-operators",
+                 "tests/integration/test_screens.py", "tests/browser/test_languages.py",
+                 "tests/integration/test_faults.py", "tests/unit/test_chaos.py", "tests/integration/test_visibility.py",
+                 "tests/integration/test_round_item.py", "tests/reliability/test_faults_exactly_once.py",
+                 "tests/integration/test_rounds.py", "tests/integration/test_boundaries.py",
+                 "tests/integration/test_table_speed.py", "tests/browser/test_accessibility.py",
+                 "tests/integration/test_workflow_cost.py", "tests/deploy/test_sam_build.py",
+                 "tests/reliability/test_fuzz.py", "tests/unit/test_chaos_wallets.py",
+                 "tests/integration/test_policies.py", "tests/integration/test_betting_phase.py")
+"""The units that took longest in a four-process run (30 s to 2 minutes each, their tests' durations
+added up), longest first: they are handed out first, so that the run does not end waiting on one
+of them while the other processes idle; the others follow in the order pytest collects them. A
+unit missing here only costs time."""
 
 
 def scope_of(nodeid: str) -> str:
