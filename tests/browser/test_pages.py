@@ -445,3 +445,37 @@ def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_ne
     # THEN it connected a third time, subscribed, and is live
     page.wait_for_selector("#live:not(.off)")
     assert len(connections) == 3
+
+
+def test_a_seat_answer_that_comes_after_a_later_change_of_seats_is_not_shown(h: Harness, pages: Any) -> None:
+    """A player sits and, before the answer comes, the table is read again and the player stands
+    up: the late answer to sitting down does not seat the player again on the page."""
+    table = h.open_table(h.table("pages-seat"), "blackjack", 101, cut_at=300)
+    player = pages().sign_in("player", h.players["ben"].subject)
+    page = player.page
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#live:not(.off)")
+    page.wait_for_selector(".seat-button.free[data-seat='1']")
+    held: list[Any] = []
+
+    def hold_the_first_sitting(route: Any) -> None:
+        if route.request.method == "PUT" and not held:
+            held.append((route, route.fetch()))  # seated, as the API answered, held back
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/seats/1$"), hold_the_first_sitting)
+    # GIVEN the player sat at seat 1, its answer slow; the seat change's event has the page read
+    # the table again, which shows the seat taken by the player
+    page.click(".seat-button[data-seat='1']")
+    page.wait_for_selector(".seat-button.yours[data-seat='1']")
+    assert held
+    # WHEN the player stands up (answered at once) and then the answer to sitting down arrives
+    page.click(".seat-button.yours[data-seat='1']")
+    page.wait_for_selector(".seat-button.free[data-seat='1']")
+    route, answer = held[0]
+    route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page reads the late answer
+    # THEN the seat is still shown free
+    assert page.query_selector(".seat-button.yours[data-seat='1']") is None
+    assert page.query_selector(".seat-button.free[data-seat='1']") is not None

@@ -53,6 +53,7 @@ export async function playerTable(root, tableId) {
   // the wallet and the record, asked for again after each bet, decision and settlement: only the
   // last asking's answers are shown
   const askMoney = lastAsking();
+  const askTable = lastAsking();  // the table (its seats), read again after a seat change or an event
   const refreshMoney = async () => {
     const last = askMoney();
     try {
@@ -199,8 +200,11 @@ export async function playerTable(root, tableId) {
 
   // --- seats (blackjack) ----------------------------------------------------------------------
   const seatAction = async (method, number) => {
+    const last = askTable();  // as the table read again after an event: the last asking's answer only
     try {
-      table = { ...table, ...await api(method, `${path}/seats/${number}`) };  // the seats; the rest stays
+      const seats = await api(method, `${path}/seats/${number}`);
+      if (!last()) return;
+      table = { ...table, ...seats };  // the seats; the rest stays
       draw();
     } catch (err) { toast(err.message, "error"); }
   };
@@ -233,7 +237,6 @@ export async function playerTable(root, tableId) {
   }
 
   // --- the push -----------------------------------------------------------------------------
-  const askTable = lastAsking();
   const onEvent = (event) => {
     if (event.table_id !== tableId) return;
     if (event.type === "round-opened" && event.round_id !== round.id) bets.clear();
