@@ -397,8 +397,9 @@ def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come
     bet(page, "player", 1000)
     wait_until(lambda: page.inner_text("#balance") == f"{before - 2000:,}", timeout=20)
     route, answer = held[0]
-    route.fulfill(response=answer)
-    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page reads the late answer
+    with page.expect_request_finished(lambda request: request is route.request):  # the late answer, all of it
+        route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page's own work on it
     # THEN the balance is still the latest
     assert page.inner_text("#balance") == f"{before - 2000:,}"
     void(h, started["round_id"])
@@ -474,8 +475,9 @@ def test_a_seat_answer_that_comes_after_a_later_change_of_seats_is_not_shown(h: 
     page.click(".seat-button.yours[data-seat='1']")
     page.wait_for_selector(".seat-button.free[data-seat='1']")
     route, answer = held[0]
-    route.fulfill(response=answer)
-    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page reads the late answer
+    with page.expect_request_finished(lambda request: request is route.request):  # the late answer, all of it
+        route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # the page's own work on it
     # THEN the seat is still shown free
     assert page.query_selector(".seat-button.yours[data-seat='1']") is None
     assert page.query_selector(".seat-button.free[data-seat='1']") is not None

@@ -230,3 +230,8 @@ def table_of_log(pk: str) -> str:
 def op_of(sk: str) -> str:
     """The movement of a once-only marker (``OP#{op}``)."""
     return sk.removeprefix(MARKER)
+
+
+def seq_of(sk: str) -> int:
+    """The number of a ledger entry (``LEDGER#{seq:012d}``)."""
+    return int(sk.removeprefix(LEDGER))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .keys import connection_key, ledger_key, marker_key, op_of, player_of, wallet_key
+from .keys import connection_key, ledger_key, marker_key, op_of, player_of, seq_of, wallet_key
 
 
 class RoundStatus(StrEnum):
@@ -100,16 +100,13 @@ class LedgerEntry:
 
     @classmethod
     def from_item(cls, item: Mapping[str, Any]) -> LedgerEntry:
-        sk = str(item["sk"])
-        return cls(player=player_of(str(item["pk"])), seq=int(sk.rsplit("#", 1)[1]), op=str(item["op"]),
+        return cls(player=player_of(str(item["pk"])), seq=seq_of(str(item["sk"])), op=str(item["op"]),
                    amount=int(item["amount"]), balance_before=int(item["balance_before"]),
                    balance_after=int(item["balance_after"]), kind=str(item["kind"]), at=int(item["at"]),
                    details={k: v for k, v in item.items() if k in LEDGER_DETAILS})
 
     def item(self) -> dict[str, Any]:
-        return {**ledger_key(self.player, self.seq), "op": self.op, "amount": self.amount,
-                "balance_before": self.balance_before, "balance_after": self.balance_after, "kind": self.kind,
-                "at": self.at, **self.details}
+        return {**ledger_key(self.player, self.seq), "op": self.op, **self.view()}
 
     def view(self) -> dict[str, Any]:
         """The entry as the API shows it (``GET /players/{id}/wallet``'s ledger)."""
