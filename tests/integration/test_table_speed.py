@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from croupier.app import store
-from croupier.app.engine import bet_from_item
+from croupier.app.records import bet_from_item
 from croupier.local.dealer import PhysicalRound, Redeliveries
 from croupier.local.studio import Table
 from tests.support.harness import TIMERS, Harness
@@ -74,8 +74,7 @@ def _play_table(h: Harness, game: str, seed: int, redeliveries: Redeliveries) ->
 def _system_bets_and_balances(rnd: dict[str, Any]) -> tuple[list[Any], dict[str, int] | None]:
     if rnd["game"] in ("deluxe-blackjack", "blackjack"):
         return [bet_from_item(b) for b in rnd["engine_bets"]], rnd.get("balances") or None
-    items = store.round_bets(rnd["round_id"], int(rnd["shards"]))
-    return [bet_from_item(b) for b in items], None
+    return [b.bet for b in store.round_bets(rnd["round_id"], int(rnd["shards"]))], None
 
 
 def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> None:
@@ -100,11 +99,11 @@ def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> N
     # every bet's net: the engine's replay of the physical round
     bets, balances = _system_bets_and_balances(rnd)
     replayed = physical.replayed_nets(rnd["game"], store.round_rules(rnd), int(rnd["round_in_shoe"]), bets, balances)
-    settled = {b["bet_id"]: b for b in store.round_bets(round_id, int(rnd["shards"]))}
-    assert {bet_id: int(b["result"]["net"]) for bet_id, b in settled.items() if bet_id in replayed} == replayed
-    assert all(b["status"] == "settled" for b in settled.values()), (round_id, [
-        (b["bet_id"], b["type"], b["status"], b.get("result"), b.get("placed_at")) for b in settled.values()
-        if b["status"] != "settled"], sorted(replayed), said)
+    settled = {b.bet_id: b for b in store.round_bets(round_id, int(rnd["shards"]))}
+    assert {bet_id: int((b.result or {})["net"]) for bet_id, b in settled.items() if bet_id in replayed} == replayed
+    assert all(b.status == "settled" for b in settled.values()), (round_id, [
+        (b.bet_id, b.bet.type, b.status, b.result, b.placed_at) for b in settled.values()
+        if b.status != "settled"], sorted(replayed), said)
 
 
 def test_every_game_dealt_at_table_speed_settles_on_exactly_the_cards_dealt(stack: Any) -> None:

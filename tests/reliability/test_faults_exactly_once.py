@@ -157,7 +157,7 @@ def _moved(players: dict[str, int]) -> int:
 
 def open_bets(round_id: str) -> set[str]:
     shards = int(store.load_round(round_id)["shards"])
-    return {b["bet_id"] for b in store.round_bets(round_id, shards) if b["status"] == "open"}
+    return {b.bet_id for b in store.round_bets(round_id, shards) if b.status == "open"}
 
 
 def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> int:
@@ -167,8 +167,8 @@ def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> i
     refunds, all its bets alike)."""
     rnd = store.load_round(round_id)
     task_of = {shard: i for i, group in enumerate(settlement.shard_groups(rnd)) for shard in group}
-    groups = Counter((task_of[int(b["shard"])], b["player"], b["status"])
-                     for b in store.round_bets(round_id, int(rnd["shards"])) if b["bet_id"] in bets)
+    groups = Counter((task_of[b.shard], b.player, b.status)
+                     for b in store.round_bets(round_id, int(rnd["shards"])) if b.bet_id in bets)
     expected = ("settled", "refunded") if closed else ("open",)
     assert all(status in expected for _, _, status in groups)
     return sum(-(-n // settlement.CREDITS_PER_TRANSACTION) for n in groups.values())

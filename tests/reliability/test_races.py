@@ -122,7 +122,7 @@ def test_thirty_concurrent_requests_on_one_wallet_never_overdraw_it(direct: Dire
             if kind == "bet" and t == table:
                 want[bet_type] += amount
         bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
-        assert {b["type"]: int(b["taken"]) for b in bets} == dict(want)
+        assert {b.bet.type: b.taken for b in bets} == dict(want)
     for round_id in rounds:  # void them: every stake comes back, exactly once
         steps.close_betting(round_id)
         supervision.void(round_id, "test over")
@@ -353,7 +353,7 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
         for bet in placed:
             staked[(player, bet["type"])] += int(bet["amount"])
     in_round = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
-    assert {(b["player"], b["type"]): int(b["taken"]) for b in in_round} == dict(staked)
+    assert {(b.player, b.bet.type): b.taken for b in in_round} == dict(staked)
     check_exactly_once(round_id, dict.fromkeys(players, START))
     audit_ok()
 

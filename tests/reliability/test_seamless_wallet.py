@@ -85,8 +85,7 @@ def nets(round_ids: list[str]) -> dict[str, int]:
     for round_id in round_ids:
         rnd = store.load_round(round_id)
         for bet in store.round_bets(round_id, int(rnd["shards"])):
-            result = bet.get("result") or {}
-            out[bet["player"]] = out.get(bet["player"], 0) + int(result.get("paid", 0)) - int(bet["taken"])
+            out[bet.player] = out.get(bet.player, 0) + (bet.paid or 0) - bet.taken
     return out
 
 
@@ -140,10 +139,10 @@ def test_a_bet_raised_by_a_second_request_keeps_the_debits_of_both(sw: Seamless)
     round_id = sw.direct.start(sw.table_id)
     sw.bet(ana, 1000, key="first")
     sw.bet(ana, 500, key="second")  # the same bet, raised
-    bet, = [b for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"])) if b["player"] == ana]
+    bet, = [b for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"])) if b.player == ana]
     debits = [c["transaction_id"] for c in player_calls(ana) if c["call"] == "debit"]
-    assert (int(bet["amount"]), int(bet["taken"])) == (1500, 1500)
-    assert sorted(bet["debits"]) == sorted(debits) and len(debits) == 2
+    assert (bet.bet.amount, bet.taken) == (1500, 1500)
+    assert sorted(bet.debits) == sorted(debits) and len(debits) == 2
     sw.play_and_settle(round_id)
     agree(sw, [round_id])
 
@@ -431,7 +430,7 @@ def test_bets_racing_the_close_of_betting_are_each_in_the_round_or_cancelled(sw:
     FIGURES["concurrent_requests"] += len(players) + 1
     sw.wallet.clear_faults()
     assert set(outcomes.values()) <= {"placed", "betting-closed"}, outcomes
-    in_round = {b["player"] for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"]))}
+    in_round = {b.player for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"]))}
     assert in_round == {p for p, o in outcomes.items() if o == "placed"}
     sw.play_and_settle(round_id)
     agree(sw, [round_id])

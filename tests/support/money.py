@@ -9,7 +9,7 @@ from typing import Any
 
 from croupier.app import store
 from croupier.app.audit import run_audit
-from croupier.app.engine import bet_from_item, rebuild
+from croupier.app.engine import rebuild
 
 from .figures import FIGURES
 
@@ -35,13 +35,13 @@ def expected_payouts(round_id: str) -> dict[str, int]:
     rnd = store.load_round(round_id)
     items = store.round_bets(round_id, int(rnd["shards"]))
     if rnd["status"] in ("voiding", "voided"):
-        return {b["bet_id"]: int(b["taken"]) for b in items}
+        return {b.bet_id: b.taken for b in items}
     if rnd.get("settlement") and rnd.get("engine_bets"):
         results = {r["id"]: int(r["paid"]) for r in rnd["settlement"]["bets"]}
     else:
-        engine = rebuild(rnd, [bet_from_item(b) for b in items if b["bet_id"] not in (rnd.get("refunds") or [])])
+        engine = rebuild(rnd, [b.bet for b in items if b.bet_id not in (rnd.get("refunds") or [])])
         results = {r.id: int(r.paid) for r in engine.settle().bets}
-    return {b["bet_id"]: results.get(b["bet_id"], int(b["taken"])) for b in items}
+    return {b.bet_id: results.get(b.bet_id, b.taken) for b in items}
 
 
 def check_exactly_once(round_id: str, start: dict[str, int], expected: dict[str, int] | None = None,
@@ -56,22 +56,22 @@ def check_exactly_once(round_id: str, start: dict[str, int], expected: dict[str,
     problems: list[str] = []
     lost = duplicated = 0
     by_player: dict[str, int] = dict.fromkeys(start, 0)
-    entries = {player: ledger(player) for player in {*start, *(b["player"] for b in items)}}
+    entries = {player: ledger(player) for player in {*start, *(b.player for b in items)}}
     for bet in items:
-        player, bet_id = bet["player"], bet["bet_id"]
+        player, bet_id, taken = bet.player, bet.bet_id, bet.taken
         mine = [e for e in entries[player] if e.get("bet_id") == bet_id]
         credits = [int(e["amount"]) for e in mine if e["kind"] in ("settle", "refund")]
         debits = -sum(int(e["amount"]) for e in mine if e["kind"] not in ("settle", "refund"))
         want = expected[bet_id]
-        if bet["status"] == "open" or len(credits) != 1 or sum(credits) != want:
-            problems.append(f"bet {bet_id}: {bet['status']}, credits {credits}, expected one credit of {want}")
-        if debits != int(bet["taken"]):
-            problems.append(f"bet {bet_id}: debited {debits}, took {bet['taken']}")
-            duplicated += max(0, debits - int(bet["taken"]))
-            lost += max(0, int(bet["taken"]) - debits)
+        if bet.status == "open" or len(credits) != 1 or sum(credits) != want:
+            problems.append(f"bet {bet_id}: {bet.status}, credits {credits}, expected one credit of {want}")
+        if debits != taken:
+            problems.append(f"bet {bet_id}: debited {debits}, took {taken}")
+            duplicated += max(0, debits - taken)
+            lost += max(0, taken - debits)
         lost += max(0, want - sum(credits))
         duplicated += max(0, sum(credits) - want)
-        by_player[player] = by_player.get(player, 0) + want - int(bet["taken"])
+        by_player[player] = by_player.get(player, 0) + want - taken
         FIGURES["bets_checked"] += 1
     for player, net in by_player.items() if balances else ():
         balance = store.balance_of(player)

@@ -79,3 +79,23 @@ def test_a_wallet_item_that_cannot_be_read_is_reported_and_the_rest_audited(own_
     assert [p for p in report.problems if "cannot be read" in p] == [
         "ledger-entry WALLET#ben/LEDGER#000000000001 cannot be read: KeyError('balance_before')"]
     assert (report.wallets, report.ledger_entries, report.deposits, report.balances) == (1, 1, 1_000, 1_000)
+
+
+def test_a_bet_item_that_cannot_be_read_or_says_what_no_bet_says_is_reported(own_memory: InMemory) -> None:
+    # GIVEN a wallet with its deposit, a bet item without what a bet has, and a bet item of a
+    # refunded bet that has an attribute no bet has
+    store.move_money("ana", [("deposit:one", 1_000, {})], kind="deposit")
+    store.game_table().put_item(Item={**keys.bet_key("r-1", 0, "b-1"), "bet_id": "b-1"})
+    refunded = {**keys.bet_key("r-2", 0, "b-2"), "bet_id": "b-2", "player": "ben", "type": "player",
+                "amount": 0, "round_id": "r-2", "table_id": "bac-1", "game": "baccarat", "shard": 0,
+                "status": "refunded", "taken": 0, "placed_at": 1, "expires_at": 2,
+                "result": {"outcome": "refund", "net": 0, "paid": 0}, "colour": "red"}
+    store.game_table().put_item(Item=refunded)
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN both are named, and the money is audited as ever
+    assert [p for p in report.problems if p.startswith("bet ")] == [
+        "bet ROUND#r-1#SHARD#000/BET#b-1 cannot be read: KeyError('round_id')",
+        "bet b-2: attributes no bet has: colour",
+        "bet b-2: refunded with 0 credits (must be exactly one)"]
+    assert (report.bets, report.deposits, report.balances) == (1, 1_000, 1_000)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from croupier.app import settlement, store, workflow
+from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.world import DEFAULT_RATES, FunctionDied, Plan, World
 
@@ -121,11 +122,11 @@ def test_planted_settling_without_checking_the_bet_is_open_is_reported(monkeypat
     # credits it under a new operation id each time (no marker stops a second credit)
     move_money = store.move_money
 
-    def every_bet(round_id: str, shards: Sequence[int]) -> list[dict[str, Any]]:
+    def every_bet(round_id: str, shards: Sequence[int]) -> list[BetRecord]:
         return [b for shard in shards for b in store.shard_bets(round_id, shard)]
 
-    def unconditional(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[str, Any]:
-        return {"Update": {"TableName": store.settings().game_table, "Key": {"pk": item["pk"], "sk": item["sk"]},
+    def unconditional(bet: BetRecord, kind: str, result: dict[str, Any]) -> dict[str, Any]:
+        return {"Update": {"TableName": store.settings().game_table, "Key": bet.key(),
                            "UpdateExpression": "SET #s = :done, #r = :result",
                            "ExpressionAttributeNames": {"#s": "status", "#r": "result"},
                            "ExpressionAttributeValues": {":done": kind + "d" if kind == "settle" else "refunded",
@@ -163,9 +164,9 @@ def test_planted_payout_one_unit_too_high_is_reported(monkeypatch: pytest.Monkey
     finish = settlement._finish_bets
 
     def generous(work: Sequence[Any]) -> int:  # a banker bet paid one unit more, its result saying so too
-        extra = [int(kind == "settle" and item["type"] == "banker") for item, kind, _, _ in work]
-        return finish([(item, kind, credit + more, {**result, "paid": int(result["paid"]) + more})
-                       for (item, kind, credit, result), more in zip(work, extra, strict=True)])
+        extra = [int(kind == "settle" and bet.bet.type == "banker") for bet, kind, _, _ in work]
+        return finish([(bet, kind, credit + more, {**result, "paid": int(result["paid"]) + more})
+                       for (bet, kind, credit, result), more in zip(work, extra, strict=True)])
 
     monkeypatch.setattr(settlement, "_finish_bets", generous)
     played = world("planted-3")

@@ -1,9 +1,9 @@
 """The stored records' vocabulary (``croupier.app.records``) is the one the API publishes: each
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
-status groups the application decides by are made of them. A wallet's typed records write the
-items written before they had types, read them back as they were written (boto3's numbers
-included), and say nothing the ledger does not say; a screen's connection likewise, one made
-before slots were filled in order included."""
+status groups the application decides by are made of them. A bet's and a wallet's typed records
+write the items written before they had types, read them back as they were written (boto3's
+numbers included), and hold nothing a bet or the ledger does not have; a screen's connection
+likewise, one made before slots were filled in order included."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from croupier.app.records import (
     FINISHED,
     REVEALED,
     TAKING_BETS,
+    BetRecord,
     BetStatus,
     Connection,
     LedgerEntry,
@@ -26,6 +27,7 @@ from croupier.app.records import (
     RoundStatus,
     WalletBalance,
 )
+from croupier.games.base import Bet
 
 
 def literal_values(model: type, field: str) -> set[str]:
@@ -55,6 +57,70 @@ def test_the_groups_of_statuses() -> None:
     assert set(RoundStatus) == ACTIVE | FINISHED and not ACTIVE & FINISHED
     assert TAKING_BETS < ACTIVE and FINISHED < REVEALED and not REVEALED & TAKING_BETS
     assert {RoundStatus.SETTLING, RoundStatus.VOIDING} == REVEALED - FINISHED
+
+
+def boto3_read(item: dict[str, object]) -> object:
+    """An item's values as boto3 reads them back: every number a ``Decimal``."""
+    if isinstance(item, dict):
+        return {k: boto3_read(v) for k, v in item.items()}
+    if isinstance(item, list):
+        return [boto3_read(v) for v in item]
+    return Decimal(item) if isinstance(item, int) and not isinstance(item, bool) else item
+
+
+PLACED = 1_700_000_000_000
+SEAT_BET = BetRecord(round_id="r-1", shard=3, bet=Bet("b-1", "ana", "seat", 1_000, seat=2), table_id="bj-1",
+                     game="blackjack", status=BetStatus.OPEN, taken=1_000, placed_at=PLACED,
+                     expires_at=PLACED // 1000 + 400 * 86400)
+
+
+def test_a_bet_is_the_item_written_before_it_had_a_type() -> None:
+    # GIVEN a blackjack seat bet of ours, open, and the same bet taken by an operator's wallet
+    # THEN each writes the item bets were written as, the player's index keys included
+    assert SEAT_BET.item() == {
+        "pk": "ROUND#r-1#SHARD#003", "sk": "BET#b-1", "bet_id": "b-1", "player": "ana", "type": "seat",
+        "amount": 1_000, "seat": 2, "round_id": "r-1", "table_id": "bj-1", "game": "blackjack", "shard": 3,
+        "status": "open", "taken": 1_000, "placed_at": PLACED, "gsi1pk": "PLAYER#ana",
+        "expires_at": PLACED // 1000 + 400 * 86400, "gsi1sk": f"{PLACED:013d}#b-1"}
+    theirs = BetRecord(round_id="r-1", shard=0, bet=Bet("b-2", "ben", "banker", 500, mode="no-commission"),
+                       table_id="bac-1", game="baccarat", status=BetStatus.OPEN, taken=500, placed_at=PLACED,
+                       expires_at=1, operator="op-1", currency="EUR", debits=("cr-1",))
+    item = theirs.item()
+    assert (item["mode"], item["operator"], item["currency"], item["debits"]) == ("no-commission", "op-1", "EUR",
+                                                                                  ["cr-1"])
+    assert "seat" not in item and "result" not in item and "finished_at" not in item
+    # WHEN they are read back as boto3 gives them, settled
+    settled = {**SEAT_BET.item(), "status": "settled", "finished_at": PLACED + 9_000,
+               "result": {"id": "b-1", "outcome": "win", "staked": 1_000, "paid": 2_000, "net": 1_000}}
+    read = BetRecord.from_item(boto3_read(settled))  # type: ignore[arg-type]
+    # THEN they are the same bets, with their numbers as integers
+    assert BetRecord.from_item(boto3_read(item)) == theirs  # type: ignore[arg-type]
+    assert (read.status, read.paid, read.finished_at, read.bet) == (BetStatus.SETTLED, 2_000, PLACED + 9_000,
+                                                                    SEAT_BET.bet)
+    assert isinstance(read.taken, int) and isinstance(read.paid, int) and read.item() == settled
+    assert not read.is_open and SEAT_BET.is_open and SEAT_BET.paid is None
+
+
+def test_a_bet_shows_its_player_what_it_showed_before_it_had_a_type() -> None:
+    assert SEAT_BET.view() == {"bet_id": "b-1", "type": "seat", "seat": 2, "amount": 1_000, "taken": 1_000,
+                               "status": "open"}
+    refunded = BetRecord.from_item({**SEAT_BET.item(), "status": "refunded", "finished_at": PLACED,
+                                    "result": {"outcome": "refund", "net": 0, "paid": 1_000}})
+    assert refunded.view()["result"] == {"outcome": "refund", "net": 0, "paid": 1_000}
+
+
+def test_reading_a_bet_checks_its_types_and_keeps_what_it_does_not_know() -> None:
+    # a wrong payout is read as it is, for the audit to report; a missing or mistyped attribute
+    # is refused; an attribute no bet has (a later version's) is kept, and written back
+    with pytest.raises(ValueError):
+        BetRecord.from_item({**SEAT_BET.item(), "status": "lost"})
+    with pytest.raises(KeyError):
+        BetRecord.from_item({k: v for k, v in SEAT_BET.item().items() if k != "taken"})
+    overpaid = BetRecord.from_item({**SEAT_BET.item(), "status": "settled", "result": {"paid": 10**9}})
+    assert overpaid.paid == 10**9
+    later = BetRecord.from_item({**SEAT_BET.item(), "colour": "red"})
+    assert later.extra == {"colour": "red"} and later.item() == {**SEAT_BET.item(), "colour": "red"}
+    assert "colour" not in later.view()
 
 
 def test_a_wallets_records_are_the_items_written_before_they_had_types() -> None:

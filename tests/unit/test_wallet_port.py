@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,6 +25,8 @@ import pytest
 from croupier.app import store, wallets
 from croupier.app.config import settings
 from croupier.app.errors import Funds
+from croupier.app.records import BetRecord, BetStatus
+from croupier.games.base import Bet
 from croupier.local.stack import project_root
 from croupier.sim.memory import InMemory
 from tests.support.pyparse import parse_files
@@ -53,8 +56,10 @@ def test_the_wallet_is_the_one_the_round_opened_with() -> None:
     assert wallets.of({}) is wallets.INTERNAL
     seamless = wallets.of({"wallet": {"mode": "seamless", "operator": "op-1"}})
     assert isinstance(seamless, wallets.Seamless) and seamless.operator == "op-1"
-    assert wallets.of_bet({"bet_id": "b"}) is wallets.INTERNAL
-    assert wallets.of_bet({"bet_id": "b", "operator": "op-2"}) == wallets.Seamless("op-2")
+    ours = BetRecord(round_id="r", shard=0, bet=Bet("b", "ana", "player", 100), table_id="t", game="baccarat",
+                     status=BetStatus.OPEN, taken=100, placed_at=1, expires_at=2)
+    assert wallets.of_bet(ours) is wallets.INTERNAL
+    assert wallets.of_bet(replace(ours, operator="op-2", currency="EUR")) == wallets.Seamless("op-2")
 
 
 def test_an_operators_wallet_leaves_the_funds_check_to_the_operator() -> None:
@@ -116,7 +121,8 @@ def test_croupiers_wallet_refuses_a_stake_beyond_the_balance_and_says_so(own_mem
 def test_croupiers_wallet_credits_a_bet_once(own_memory: InMemory) -> None:
     # GIVEN a player with nothing, and a bet closed by the credit
     _funded("p-credit", 0)
-    bet = {"bet_id": "b4", "round_id": "r1", "player": "p-credit"}
+    bet = BetRecord(round_id="r1", shard=0, bet=Bet("b4", "p-credit", "player", 250), table_id="t", game="baccarat",
+                    status=BetStatus.OPEN, taken=250, placed_at=1, expires_at=2)
     batch: list[wallets.Finishing] = [(bet, "settle", 250, {"paid": 250})]
     # WHEN it is credited, then credited again (a retried settlement: its marker exists)
     wallets.INTERNAL.credit("p-credit", batch, [_marker("credit")])

@@ -19,13 +19,17 @@ Checks, over every wallet and every round of the two tables:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..transcript import Transcript, replay
 from . import clock, keys, reconcile, store
-from .engine import bet_from_item, rebuild
-from .records import FINISHED, BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
+from .engine import rebuild
+from .records import FINISHED, BetRecord, BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
+
+UNREADABLE = (KeyError, TypeError, ValueError, ArithmeticError)
+"""What reading an item the application never writes raises."""
 
 
 @dataclass
@@ -110,8 +114,8 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
             elif kind == "marker":
                 marker = Marker.from_item(item)
                 markers.add((marker.player, marker.op))
-        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:  # an item the application never writes
-            report.problems.append(f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}")
+        except UNREADABLE as exc:  # an item the application never writes
+            report.problems.append(_unreadable(kind, item, exc))
     report.wallets = len(wallets)
     credits_by_bet: dict[str, list[int]] = defaultdict(list)
     debits_by_bet: dict[str, int] = defaultdict(int)
@@ -147,30 +151,40 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
             report.problems.append(f"wallet {player}: balance {wallet.balance} without any ledger entry")
         report.balances += wallet.balance
     rounds = {i["round_id"]: i for i in game_items if keys.kind_of(i) == "round"}
-    every_bet = [i for i in game_items if keys.kind_of(i) == "bet"]
-    bets = [b for b in every_bet if not b.get("operator")]  # seamless bets: check 6
+    every_bet: list[BetRecord] = []
+    for item in game_items:
+        if keys.kind_of(item) == "bet":
+            try:
+                bet = BetRecord.from_item(item)
+            except UNREADABLE as exc:
+                report.problems.append(_unreadable("bet", item, exc))
+                continue
+            every_bet.append(bet)
+            if bet.extra:
+                report.problems.append(f"bet {bet.bet_id}: attributes no bet has: {', '.join(sorted(bet.extra))}")
+    bets = [b for b in every_bet if not b.operator]  # seamless bets: check 6
     report.rounds, report.bets = len(rounds), len(every_bet)
-    by_round: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_round: dict[str, list[BetRecord]] = defaultdict(list)
     for bet in bets:
-        by_round[bet["round_id"]].append(bet)
-        bet_id, taken = bet["bet_id"], int(bet["taken"])
+        by_round[bet.round_id].append(bet)
+        bet_id, taken = bet.bet_id, bet.taken
         if debits_by_bet[bet_id] != taken:
             report.problems.append(f"bet {bet_id}: {taken} recorded as taken but the ledger debited "
                                    f"{debits_by_bet[bet_id]}")
         credits = credits_by_bet.get(bet_id, [])
-        rnd = rounds.get(bet["round_id"])
+        rnd = rounds.get(bet.round_id)
         finished = rnd is not None and rnd["status"] in FINISHED
-        if bet["status"] == BetStatus.OPEN:
+        if bet.is_open:
             report.in_play += taken
             if finished and rnd is not None:
-                report.problems.append(f"bet {bet_id}: round {bet['round_id']} is {rnd['status']} but the bet is open")
+                report.problems.append(f"bet {bet_id}: round {bet.round_id} is {rnd['status']} but the bet is open")
             if credits:
                 report.problems.append(f"bet {bet_id}: open but credited {credits}")
             continue
         if len(credits) != 1:
-            report.problems.append(f"bet {bet_id}: {bet['status']} with {len(credits)} credits (must be exactly one)")
+            report.problems.append(f"bet {bet_id}: {bet.status} with {len(credits)} credits (must be exactly one)")
             continue
-        paid = int((bet.get("result") or {}).get("paid", -1))
+        paid = -1 if bet.paid is None else bet.paid
         if credits[0] != paid:
             report.problems.append(f"bet {bet_id}: credited {credits[0]} but the recorded payout is {paid}")
         report.house += taken - credits[0]
@@ -182,8 +196,8 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
     report.seamless = reconcile.check(every_bet, calls, operator_view, operator_report)
     report.problems.extend(report.seamless.problems)
     for bet in every_bet:
-        if bet.get("operator"):
-            by_round[bet["round_id"]].append(bet)
+        if bet.operator:
+            by_round[bet.round_id].append(bet)
     for round_id, rnd in rounds.items():
         if rnd["status"] != RoundStatus.SETTLED:
             continue
@@ -192,6 +206,10 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
             report.problems.append(f"round {round_id}: {problem}")
     report.problems.extend(_device_log_problems(game_items, rounds))
     return report
+
+
+def _unreadable(kind: str | None, item: dict[str, Any], exc: Exception) -> str:
+    return f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}"
 
 
 def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dict[str, Any]]) -> list[str]:
@@ -234,25 +252,26 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
     return problems
 
 
-def transcript_of(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> Transcript:
+def transcript_of(rnd: dict[str, Any], bets: Sequence[BetRecord]) -> Transcript:
     """The public transcript (replay.md) of a stored round: its bets, cards and actions, as the
     engine logged them (pre-selections and timeouts included)."""
-    bets = None if rnd.get("engine_bets") else [
-        bet_from_item(b) for b in sorted(bet_items, key=lambda b: b["bet_id"]) if b["status"] == BetStatus.SETTLED]
-    engine = rebuild(rnd, bets)
+    settled = None if rnd.get("engine_bets") else [
+        b.bet for b in sorted(bets, key=lambda b: b.bet_id) if b.status == BetStatus.SETTLED]
+    engine = rebuild(rnd, settled)
     return Transcript.of(engine, rules=store.round_rules(rnd), balances=rnd.get("balances") or None)
 
 
-def _replay_problem(rnd: dict[str, Any], bet_items: list[dict[str, Any]]) -> str | None:
+def _replay_problem(rnd: dict[str, Any], bets: Sequence[BetRecord]) -> str | None:
     try:
-        settlement = replay(transcript_of(rnd, bet_items))
+        settlement = replay(transcript_of(rnd, bets))
     except Exception as exc:
         return f"its transcript does not replay: {exc}"
     nets = {r.id: r.net for r in settlement.bets}
-    for bet in bet_items:
-        if bet["status"] != BetStatus.SETTLED:
+    for bet in bets:
+        if bet.status != BetStatus.SETTLED:
             continue
-        recorded = (bet.get("result") or {}).get("net")
-        if bet["bet_id"] in nets and nets[bet["bet_id"]] != recorded:
-            return f"bet {bet['bet_id']} was settled at {recorded} but replays to {nets[bet['bet_id']]}"
+        recorded = (bet.result or {}).get("net")
+        if bet.bet_id in nets and nets[bet.bet_id] != recorded:
+            return f"bet {bet.bet_id} was settled at {recorded} but replays to {nets[bet.bet_id]}"
     return None
+

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .. import betting
 from ..games.base import Bet
 from . import alerts, keys, store, wallets, workflow
-from .engine import bet_from_item, bet_to_item
 from .errors import AppError, StateConflict
-from .records import BetStatus, RoundStatus
+from .records import BetRecord, BetStatus, RoundStatus, bet_from_item, bet_to_item
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -88,7 +88,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                                        wallet.funds(player),
                                        new_id=lambda i: _bet_id(round_id, player, idempotency_key, i))
         stakes: list[wallets.Stake] = []
-        written: list[tuple[dict[str, Any], int | None]] = []  # each bet, and its amount before
+        written: list[tuple[BetRecord, int | None]] = []  # each bet, and its amount before
         shards = int(rnd["shards"])
         by_id = {b["bet_id"]: b for b in (summary or {}).get("bets", [])}
         for change in placement.changes:
@@ -96,15 +96,13 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             shard = store.shard_of(bet.id, shards)
             previous = by_id.get(bet.id)
             now = store.now_ms()
-            item = {**keys.bet_key(round_id, shard, bet.id), **bet_to_item(bet), "round_id": round_id,
-                    "table_id": table_id, "game": rnd["game"], "shard": shard, "status": BetStatus.OPEN,
-                    "taken": (int(previous["taken"]) if previous else 0) + debit,
-                    "placed_at": previous["placed_at"] if previous else now,
-                    "gsi1pk": keys.player_index(player), "expires_at": now // 1000 + store.BET_RECORD_DAYS * 86400}
-            item["gsi1sk"] = f"{item['placed_at']:013d}#{bet.id}"
-            wallet.stamp(item, previous)
-            written.append((item, int(previous["amount"]) if previous else None))
-            by_id[bet.id] = {**bet_to_item(bet), "taken": item["taken"], "placed_at": item["placed_at"],
+            record = wallet.stamp(BetRecord(
+                round_id=round_id, shard=shard, bet=bet, table_id=table_id, game=rnd["game"], status=BetStatus.OPEN,
+                taken=(int(previous["taken"]) if previous else 0) + debit,
+                placed_at=int(previous["placed_at"]) if previous else now,
+                expires_at=now // 1000 + store.BET_RECORD_DAYS * 86400), raised=previous is not None)
+            written.append((record, int(previous["amount"]) if previous else None))
+            by_id[bet.id] = {**bet_to_item(bet), "taken": record.taken, "placed_at": record.placed_at,
                              "key": idempotency_key, "shard": shard}
             if debit:
                 stakes.append(wallets.Stake(f"bet:{bet.id}:stake:{idempotency_key}", debit, bet.id,
@@ -117,10 +115,8 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
         def changes(debited: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
             """The bets (with the operator's debits of them), the player's summary and the request,
             on the condition that the round still takes bets."""
-            for item, _ in written:
-                if item["bet_id"] in debited:
-                    item["debits"] = [*item["debits"], *debited[item["bet_id"]]]
-            return [*(store.bet_put(item, previous_amount) for item, previous_amount in written),
+            return [*(store.bet_put(replace(bet, debits=(*bet.debits, *debited.get(bet.bet_id, ()))), previous_amount)
+                      for bet, previous_amount in written),
                     store.versioned_put(new_summary, int(summary["version"]) if summary else None),
                     store.bet_request_put(player, idempotency_key, round_id, table_id),
                     store.still_betting(round_id)]
@@ -147,7 +143,7 @@ def close_betting(round_id: str) -> dict[str, Any]:
     rnd = retry(flip)
     if rnd["status"] != RoundStatus.CLOSING:
         return rnd
-    bets = [bet_from_item(b) for b in store.round_bets(round_id, int(rnd["shards"])) if b["status"] == BetStatus.OPEN]
+    bets = [b.bet for b in store.round_bets(round_id, int(rnd["shards"])) if b.is_open]
     rules = table_rules(rnd)
     refunds: list[str] = []
     engine_bets: list[Bet] = []

@@ -14,8 +14,9 @@ from typing import Any
 from ..games.base import Action, CardFor
 from . import store, wallets, workflow
 from .dealing import drain
-from .engine import apply_event, bet_from_item, expectation_key, rebuild
+from .engine import apply_event, expectation_key, rebuild
 from .errors import AppError, StateConflict
+from .records import bet_from_item
 from .rounds import require_playing, retry, take_token, timers, wake_again
 
 SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")

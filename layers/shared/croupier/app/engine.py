@@ -13,17 +13,7 @@ from typing import Any
 from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, Expectation, FollowWindow, InsuranceWindow, RoundEngine
 from . import store
-
-
-def bet_from_item(item: dict[str, Any]) -> Bet:
-    return Bet(item["bet_id"], item["player"], item["type"], int(item["amount"]),
-               int(item["seat"]) if item.get("seat") is not None else None, item.get("mode"))
-
-
-def bet_to_item(bet: Bet) -> dict[str, Any]:
-    out = bet.to_dict()
-    out["bet_id"] = out.pop("id")
-    return out
+from .records import bet_from_item
 
 
 def action_from(data: dict[str, Any]) -> Action:

@@ -22,9 +22,9 @@ from ..domain_events import validated
 from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from . import keys, store, visibility
-from .engine import apply_event, bet_from_item, expectation_key
+from .engine import apply_event, expectation_key
 from .lobby import shoe_roads
-from .records import BetStatus, RoundStatus
+from .records import BetRecord, RoundStatus, bet_from_item
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -190,17 +190,14 @@ def _table_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
     return out
 
 
-BET_FIELDS = ("bet_id", "type", "seat", "mode", "amount", "taken", "status", "result")
-"""What a player sees of their own bet."""
-
-
 def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
-    base = {"table_id": new["table_id"], "round_id": new["round_id"], "at": at, "player": new["player"]}
-    bet = {k: new[k] for k in BET_FIELDS if new.get(k) is not None}
-    if old is None or int(old.get("amount", 0)) != int(new.get("amount", 0)):
-        return [{"type": "bet-placed", **base, "bet": bet}]
-    if old.get("status") == BetStatus.OPEN and new.get("status") in (BetStatus.SETTLED, BetStatus.REFUNDED):
-        return [{"type": "bet-settled", **base, "bet": bet}]
+    bet = BetRecord.from_item(new)
+    before = None if old is None else BetRecord.from_item(old)
+    base = {"table_id": bet.table_id, "round_id": bet.round_id, "at": at, "player": bet.player}
+    if before is None or before.bet.amount != bet.bet.amount:
+        return [{"type": "bet-placed", **base, "bet": bet.view()}]
+    if before.is_open and not bet.is_open:
+        return [{"type": "bet-settled", **base, "bet": bet.view()}]
     return []
 
 

@@ -10,7 +10,7 @@ from . import keys, store, wallets
 from .engine import rebuild
 from .errors import AppError, Funds, NotFound, StateConflict
 from .identity import Identity
-from .records import TAKING_BETS, BetStatus, RoundStatus
+from .records import TAKING_BETS, BetRecord, BetStatus, RoundStatus
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
@@ -130,10 +130,9 @@ def player_bets(item: dict[str, Any], player: str) -> list[dict[str, Any]]:
     summary = store.get(store.game_table(), keys.player_round_key(item["round_id"], player))
     out = []
     for bet in (summary or {}).get("bets", []):
-        stored = store.get(store.game_table(), keys.bet_key(item["round_id"], int(bet["shard"]), bet["bet_id"]))
+        stored = store.bet_record(item["round_id"], int(bet["shard"]), bet["bet_id"])
         if stored:
-            out.append({k: stored.get(k) for k in ("bet_id", "type", "seat", "mode", "amount", "taken", "status",
-                                                    "result") if stored.get(k) is not None})
+            out.append(stored.view())
     return out
 
 
@@ -183,19 +182,18 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
     outcome and payout, the balance after its settlement (from the ledger), and per round its cards
     and hands and the decisions taken."""
     items, last = store.index_page(keys.player_index(player), limit, _decode(cursor, player))
-    fields = ("bet_id", "round_id", "table_id", "game", "type", "seat", "mode", "amount", "taken", "status",
-              "placed_at", "result")
     bets, rounds = [], {}
-    for item in items:
-        entry = {k: item.get(k) for k in fields if item.get(k) is not None}
-        kind = {BetStatus.SETTLED: "settle", BetStatus.REFUNDED: "refund"}.get(item["status"])
+    for bet in map(BetRecord.from_item, items):
+        entry = {"bet_id": bet.bet_id, "round_id": bet.round_id, "table_id": bet.table_id, "game": bet.game,
+                 **bet.view(), "placed_at": bet.placed_at}
+        kind = {BetStatus.SETTLED: "settle", BetStatus.REFUNDED: "refund"}.get(bet.status)
         if kind:
-            marker = store.marker_of(player, f"bet:{item['bet_id']}:{kind}")
+            marker = store.marker_of(player, f"bet:{bet.bet_id}:{kind}")
             if marker:
                 entry["balance_after"] = marker.balance_after
         bets.append(entry)
-        if item["round_id"] not in rounds:
-            rounds[item["round_id"]] = _round_record(item["round_id"], player)
+        if bet.round_id not in rounds:
+            rounds[bet.round_id] = _round_record(bet.round_id, player)
     return {"bets": bets, "rounds": rounds, "cursor": _encode(last)}
 
 
@@ -247,10 +245,9 @@ def round_record(round_id: str) -> dict[str, Any]:
     if item["status"] != RoundStatus.SETTLED:
         raise StateConflict(f"round {round_id} is {item['status']}: its transcript is given once it is settled "
                             "(until then its hidden cards stay hidden)", reason="not-settled")
-    bet_items = [store.plain(b) for b in store.round_bets(round_id, int(item.get("shards") or 1))]
-    transcript = transcript_of(store.plain(item), bet_items).model_dump(mode="json", exclude_none=True)
-    fields = ("bet_id", "player", "type", "seat", "mode", "amount", "taken", "status", "result")
-    bets = [{k: b[k] for k in fields if b.get(k) is not None} for b in sorted(bet_items, key=lambda b: b["bet_id"])]
+    records = sorted(store.round_bets(round_id, int(item.get("shards") or 1)), key=lambda b: b.bet_id)
+    transcript = transcript_of(store.plain(item), records).model_dump(mode="json", exclude_none=True)
+    bets = [{"bet_id": b.bet_id, "player": b.player, **b.view()} for b in records]
     return {"round_id": round_id, "table_id": item["table_id"], "game": item["game"],
             "transcript": transcript, "bets": bets, "ledger": _round_ledger(bets), "history": _history(item)}
 

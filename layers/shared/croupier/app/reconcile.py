@@ -24,7 +24,7 @@ from typing import Any
 
 from ..wallet_contract import TransactionStatus, transaction_id
 from . import operators, seamless, store
-from .records import BetStatus
+from .records import BetRecord, BetStatus
 
 OperatorView = Callable[[dict[str, Any]], TransactionStatus | None]
 """What the operator holds for a call (None: it could not be asked)."""
@@ -55,13 +55,13 @@ Report = tuple[str, dict[str, dict[str, Any]]]
 """One operator's report: its id, and its transactions by id."""
 
 
-def check(bets: list[dict[str, Any]], calls: list[dict[str, Any]], operator_view: OperatorView | None = None,
+def check(bets: list[BetRecord], calls: list[dict[str, Any]], operator_view: OperatorView | None = None,
           operator_report: Report | None = None) -> WalletCalls:
     out = WalletCalls(calls=len(calls))
     by_id = {c["transaction_id"]: c for c in calls}
     claimed: set[str] = set()
     for bet in bets:
-        if not bet.get("operator"):
+        if not bet.operator:
             continue
         out.bets += 1
         _check_bet(bet, by_id, claimed, out)
@@ -87,10 +87,10 @@ def check_rounds(round_ids: list[str], operator_view: OperatorView | None = None
     return check(bets, calls, operator_view)
 
 
-def _check_bet(bet: dict[str, Any], by_id: dict[str, dict[str, Any]], claimed: set[str], out: WalletCalls) -> None:
-    bet_id, taken = bet["bet_id"], int(bet["taken"])
-    debits = [by_id.get(t) for t in bet.get("debits") or []]
-    missing = [t for t, c in zip(bet.get("debits") or [], debits, strict=True) if c is None]
+def _check_bet(bet: BetRecord, by_id: dict[str, dict[str, Any]], claimed: set[str], out: WalletCalls) -> None:
+    bet_id, taken = bet.bet_id, bet.taken
+    debits = [by_id.get(t) for t in bet.debits]
+    missing = [t for t, c in zip(bet.debits, debits, strict=True) if c is None]
     if missing:
         out.problems.append(f"bet {bet_id}: debits {missing} have no wallet call")
     found = [c for c in debits if c is not None]
@@ -105,16 +105,16 @@ def _check_bet(bet: dict[str, Any], by_id: dict[str, dict[str, Any]], claimed: s
     credits = {kind: by_id.get(transaction_id(f"bet:{bet_id}:{kind}")) for kind in ("settle", "refund")}
     made = {kind: c for kind, c in credits.items() if c is not None}
     claimed.update(c["transaction_id"] for c in made.values())
-    if bet["status"] == BetStatus.OPEN:
+    if bet.is_open:
         out.in_play += taken
         if made:
             out.problems.append(f"bet {bet_id}: open but credited ({', '.join(made)})")
         return
-    wanted = "refund" if bet["status"] == BetStatus.REFUNDED else "settle"
+    wanted = "refund" if bet.status == BetStatus.REFUNDED else "settle"
     if set(made) != {wanted}:
-        out.problems.append(f"bet {bet_id}: {bet['status']} with credit calls {sorted(made)} (must be {wanted} only)")
+        out.problems.append(f"bet {bet_id}: {bet.status} with credit calls {sorted(made)} (must be {wanted} only)")
         return
-    paid = int((bet.get("result") or {}).get("paid", -1))
+    paid = -1 if bet.paid is None else bet.paid
     credit = made[wanted]
     out.credited += int(credit["amount"])
     if int(credit["amount"]) != paid:

@@ -8,10 +8,11 @@ its string), so items written before these names existed read the same.
 A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` → ``settling`` →
 ``settled``; or, from betting, closing or playing, ``voiding`` → ``voided`` (every bet refunded).
 
-A wallet's records (``WalletTable``) and a connection (``GameTable``; keys from
+A bet, a wallet's records (``WalletTable``) and a connection (``GameTable``; keys from
 :mod:`croupier.app.keys`) are read with ``from_item`` and written with ``item()``: the item is
 the same, attribute for attribute, as the one written before these types existed. Reading checks
-types, never sums: a ledger entry that does not add up is read as it is, for the audit to report.
+types, never sums: a ledger entry that does not add up, a bet whose payout is wrong, are read as
+they are, for the audit to report.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .keys import connection_key, ledger_key, marker_key, op_of, player_of, seq_of, wallet_key
+from ..games.base import Bet
+from .keys import bet_key, connection_key, ledger_key, marker_key, op_of, player_index, player_of, seq_of, wallet_key
 
 
 class RoundStatus(StrEnum):
@@ -49,6 +51,116 @@ class BetStatus(StrEnum):
     OPEN = "open"
     SETTLED = "settled"
     REFUNDED = "refunded"
+
+
+# --- a bet ----------------------------------------------------------------------------------------
+
+
+def bet_from_item(item: Mapping[str, Any]) -> Bet:
+    """The rules core's bet, from a stored bet's fields (a bet item, a round's ``engine_bets``, a
+    player's summary of their bets in a round)."""
+    return Bet(str(item["bet_id"]), str(item["player"]), str(item["type"]), int(item["amount"]),
+               int(item["seat"]) if item.get("seat") is not None else None, item.get("mode"))
+
+
+def bet_to_item(bet: Bet) -> dict[str, Any]:
+    """A bet's fields as stored (``bet_id``; a seat and a mode only when it has them)."""
+    out = bet.to_dict()
+    out["bet_id"] = out.pop("id")
+    return out
+
+
+BET_VIEW = ("bet_id", "type", "seat", "mode", "amount", "taken", "status", "result")
+"""What a bet shows its player and the screens (``bet-placed``, ``bet-settled``, a round's bets)."""
+
+
+@dataclass(frozen=True)
+class BetRecord:
+    """``ROUND#{round}#S{shard}`` / ``BET#{bet}``: one bet of a round. What was bet (the rules
+    core's :class:`~croupier.games.base.Bet`), at which table and game, in which of the round's
+    shards; the money it took (``taken``: its stake and every extra stake since: a double, a split,
+    insurance, a follow), its status and, once closed, its result and when. A bet taken by an
+    operator's wallet names the operator, the currency and the operator's transactions that
+    debited it (``debits``); one taken by ours has none of the three.
+
+    Its item also holds the ``by-player`` index's keys (the player, then when the bet was placed)
+    and its time to live (``expires_at``). An attribute no bet has (one a later version writes, or
+    no one should) is kept as read in ``extra``, written back with the bet, and named by the
+    audit: reading a bet never stops a round's settlement."""
+
+    round_id: str
+    shard: int
+    bet: Bet
+    table_id: str
+    game: str
+    status: BetStatus
+    taken: int
+    placed_at: int
+    expires_at: int
+    operator: str | None = None
+    currency: str | None = None
+    debits: tuple[str, ...] = ()
+    result: Mapping[str, Any] | None = None
+    finished_at: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def bet_id(self) -> str:
+        return self.bet.id
+
+    @property
+    def player(self) -> str:
+        return self.bet.player
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == BetStatus.OPEN
+
+    @property
+    def paid(self) -> int | None:
+        """What its settlement or refund credited (None while it is open, or when its result does
+        not say)."""
+        return None if self.result is None or "paid" not in self.result else int(self.result["paid"])
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> BetRecord:
+        result = item.get("result")
+        return cls(round_id=str(item["round_id"]), shard=int(item["shard"]), bet=bet_from_item(item),
+                   table_id=str(item["table_id"]), game=str(item["game"]), status=BetStatus(item["status"]),
+                   taken=int(item["taken"]), placed_at=int(item["placed_at"]), expires_at=int(item["expires_at"]),
+                   operator=item.get("operator"), currency=item.get("currency"),
+                   debits=tuple(str(d) for d in item.get("debits") or ()),
+                   result=None if result is None else dict(result),
+                   finished_at=None if item.get("finished_at") is None else int(item["finished_at"]),
+                   extra={name: value for name, value in item.items() if name not in _BET_ATTRIBUTES})
+
+    def key(self) -> dict[str, str]:
+        return bet_key(self.round_id, self.shard, self.bet_id)
+
+    def item(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.key(), **bet_to_item(self.bet), "round_id": self.round_id,
+                               "table_id": self.table_id, "game": self.game, "shard": self.shard,
+                               "status": self.status, "taken": self.taken, "placed_at": self.placed_at,
+                               "gsi1pk": player_index(self.player), "expires_at": self.expires_at,
+                               "gsi1sk": f"{self.placed_at:013d}#{self.bet_id}"}
+        if self.operator is not None:
+            out.update(operator=self.operator, currency=self.currency, debits=list(self.debits))
+        if self.result is not None:
+            out["result"] = dict(self.result)
+        if self.finished_at is not None:
+            out["finished_at"] = self.finished_at
+        return {**out, **self.extra}
+
+    def view(self) -> dict[str, Any]:
+        """The bet as its player and the screens see it (:data:`BET_VIEW`)."""
+        fields = {**bet_to_item(self.bet), "taken": self.taken, "status": self.status, "result": self.result}
+        return {name: fields[name] for name in BET_VIEW if fields.get(name) is not None}
+
+
+_BET_ATTRIBUTES = frozenset({"pk", "sk", "bet_id", "player", "type", "amount", "seat", "mode", "round_id", "table_id",
+                             "game", "shard", "status", "taken", "placed_at", "gsi1pk", "gsi1sk", "expires_at",
+                             "operator", "currency", "debits", "result", "finished_at"})
+"""Every attribute a bet's item may have."""
 
 
 # --- a wallet's records --------------------------------------------------------------------------

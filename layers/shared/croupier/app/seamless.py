@@ -53,6 +53,7 @@ from .aws import boto3
 from .config import settings
 from .contexts import holding
 from .errors import AppError, Funds
+from .records import BetRecord
 
 logger = Logger(service="croupier")
 UNBOUNDED = 10**15
@@ -283,14 +284,16 @@ def credit_reason(kind: str, credit: int, result: dict[str, Any]) -> str:
     return "push" if result.get("outcome") == "push" else "payout"
 
 
-def credit_call(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def credit_call(bet: BetRecord, kind: str, credit: int, result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The outbox entry of one bet's credit (payout, push, loss of 0, or refund), to write in the
     transaction that closes the bet: its transaction id and the transaction item."""
-    txid = transaction_id(f"bet:{item['bet_id']}:{kind}")
-    body = {"transaction_id": txid, "player": item["player"], "amount": credit, "currency": item["currency"],
-            "table_id": item["table_id"], "round_id": item["round_id"], "bet_id": item["bet_id"],
-            "reason": credit_reason(kind, credit, result), "debits": list(item.get("debits") or [])}
-    return txid, store.call_put(store.call_item(txid, "credit", item["operator"], body, "pending", store.now_ms()))
+    if bet.operator is None:
+        raise ValueError(f"bet {bet.bet_id} was not taken by an operator's wallet")
+    txid = transaction_id(f"bet:{bet.bet_id}:{kind}")
+    body = {"transaction_id": txid, "player": bet.player, "amount": credit, "currency": bet.currency,
+            "table_id": bet.table_id, "round_id": bet.round_id, "bet_id": bet.bet_id,
+            "reason": credit_reason(kind, credit, result), "debits": list(bet.debits)}
+    return txid, store.call_put(store.call_item(txid, "credit", bet.operator, body, "pending", store.now_ms()))
 
 
 class OutboxMessage(BaseModel):

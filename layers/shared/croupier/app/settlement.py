@@ -22,10 +22,10 @@ from ..errors import ShoeError
 from ..shoe import Shoe
 from . import alerts, store, wallets
 from .config import settings
-from .engine import bet_from_item, rebuild
+from .engine import rebuild
 from .errors import AppError, StateConflict
 from .lobby import append_result
-from .records import BetStatus, RoundStatus
+from .records import BetRecord, RoundStatus
 from .rounds import BLACKJACK, retry
 
 BETS_PER_TASK = 500
@@ -61,11 +61,15 @@ def shard_groups(rnd: dict[str, Any]) -> list[list[int]]:
 
 
 def refund_bet(round_id: str, bet_id: str, shards: int, reason: str) -> None:
-    item = store.bet_item(round_id, store.shard_of(bet_id, shards), bet_id)
-    if item is None or item["status"] != BetStatus.OPEN:
+    bet = store.bet_record(round_id, store.shard_of(bet_id, shards), bet_id)
+    if bet is None or not bet.is_open:
         return
-    _finish_bet(item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
-                                                       "reason": reason})
+    _finish_bet(bet, "refund", bet.taken, _refunded(bet, reason))
+
+
+def _refunded(bet: BetRecord, reason: str | None = None) -> dict[str, Any]:
+    """A refund's result: the bet's stake back, nothing won or lost."""
+    return {"outcome": "refund", "net": 0, "paid": bet.taken, **({"reason": reason} if reason else {})}
 
 
 Finishing = wallets.Finishing
@@ -75,17 +79,17 @@ def _credit(player: str, batch: Sequence[Finishing]) -> None:
     """Credit and close bets of one player, all settled or all refunded, in one transaction (their
     markers and status conditions make it exactly once), by the wallet that took them: an
     operator's credits are written to the outbox in that transaction, and sent after it."""
-    wallets.of_bet(batch[0][0]).credit(player, batch, [store.close_bet(item, kind, result)
-                                                       for item, kind, _, result in batch])
+    wallets.of_bet(batch[0][0]).credit(player, batch, [store.close_bet(bet, kind, result)
+                                                       for bet, kind, _, result in batch])
 
 
-def _finish_bet(item: dict[str, Any], kind: str, credit: int, result: dict[str, Any]) -> None:
+def _finish_bet(bet: BetRecord, kind: str, credit: int, result: dict[str, Any]) -> None:
     """Credit one bet's payout or refund and close it, exactly once (status condition + op marker)."""
     try:
-        _credit(item["player"], [(item, kind, credit, result)])
+        _credit(bet.player, [(bet, kind, credit, result)])
     except store.Conflict:
-        fresh = store.bet_item(item["round_id"], int(item["shard"]), item["bet_id"])
-        if fresh is None or fresh["status"] == BetStatus.OPEN:
+        fresh = store.bet_record(bet.round_id, bet.shard, bet.bet_id)
+        if fresh is None or fresh.is_open:
             raise
 
 
@@ -103,13 +107,13 @@ def _finish_bets(work: Sequence[Finishing]) -> int:
     is raised once every player is done: a retry of the shard finds only the bets still open."""
     by_player: dict[tuple[str, str], list[Finishing]] = {}  # (player, settle or refund)
     for entry in work:
-        by_player.setdefault((entry[0]["player"], entry[1]), []).append(entry)
+        by_player.setdefault((entry[0].player, entry[1]), []).append(entry)
 
     def one_player(entries: list[Finishing]) -> None:
         for start in range(0, len(entries), CREDITS_PER_TRANSACTION):
             batch = entries[start:start + CREDITS_PER_TRANSACTION]
             try:
-                _credit(batch[0][0]["player"], batch)
+                _credit(batch[0][0].player, batch)
             except store.Conflict:
                 for entry in batch:
                     _finish_bet(*entry)
@@ -129,8 +133,8 @@ def _finish_bets(work: Sequence[Finishing]) -> int:
     return len(work)
 
 
-def _open_bets(round_id: str, shards: Sequence[int]) -> list[dict[str, Any]]:
-    return [b for shard in shards for b in store.shard_bets(round_id, shard) if b["status"] == BetStatus.OPEN]
+def _open_bets(round_id: str, shards: Sequence[int]) -> list[BetRecord]:
+    return [b for shard in shards for b in store.shard_bets(round_id, shard) if b.is_open]
 
 
 def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
@@ -138,26 +142,24 @@ def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     rnd = store.load_round(round_id)
     if rnd["status"] not in (RoundStatus.SETTLING, RoundStatus.SETTLED):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not settling", reason="not-settling")
-    open_items = _open_bets(round_id, shards)
-    if not open_items:
+    open_bets = _open_bets(round_id, shards)
+    if not open_bets:
         return {"done": 0}
-    bets = [bet_from_item(b) for b in open_items]
     if rnd["game"] in BLACKJACK:
         results = {r["id"]: r for r in rnd["settlement"]["bets"]}
     else:
-        engine = rebuild(rnd, bets)
+        engine = rebuild(rnd, [b.bet for b in open_bets])
         results = {r["id"]: r for r in engine.settle().to_dict(full=True)["bets"]}
     work: list[Finishing] = []
-    for item in open_items:
-        res = results.get(item["bet_id"])
+    for bet in open_bets:
+        res = results.get(bet.bet_id)
         if res is None:  # not in the engine's round: refunded (for example a bet on an empty seat)
-            work.append((item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0,
-                                                              "paid": int(item["taken"])}))
+            work.append((bet, "refund", bet.taken, _refunded(bet)))
         else:
-            if int(res["staked"]) != int(item["taken"]):
-                raise AppError(f"bet {item['bet_id']}: the engine staked {res['staked']} but {item['taken']} was "
+            if int(res["staked"]) != bet.taken:
+                raise AppError(f"bet {bet.bet_id}: the engine staked {res['staked']} but {bet.taken} was "
                                f"debited", reason="stake-mismatch")
-            work.append((item, "settle", int(res["paid"]), res))
+            work.append((bet, "settle", int(res["paid"]), res))
     return {"done": _finish_bets(work)}
 
 
@@ -166,10 +168,8 @@ def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     rnd = store.load_round(round_id)
     if rnd["status"] not in (RoundStatus.VOIDING, RoundStatus.VOIDED):
         raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
-    work: list[Finishing] = [
-        (item, "refund", int(item["taken"]), {"outcome": "refund", "net": 0, "paid": int(item["taken"]),
-                                               "reason": "round voided"})
-        for item in _open_bets(round_id, shards)]
+    work: list[Finishing] = [(bet, "refund", bet.taken, _refunded(bet, "round voided"))
+                             for bet in _open_bets(round_id, shards)]
     return {"done": _finish_bets(work)}
 
 
@@ -182,10 +182,10 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
     if rnd["status"] != from_status:
         raise StateConflict(f"round {round_id} is {rnd['status']}", reason="bad-status")
     bets = store.round_bets(round_id, int(rnd["shards"]))
-    still_open = [b["bet_id"] for b in bets if b["status"] == BetStatus.OPEN]
+    still_open = [b.bet_id for b in bets if b.is_open]
     if still_open:
         raise AppError(f"{len(still_open)} bet(s) still open: {', '.join(still_open[:5])}", reason="bets-open")
-    house = sum(int(b["taken"]) - int((b.get("result") or {}).get("paid", 0)) for b in bets)
+    house = sum(b.taken - (b.paid or 0) for b in bets)
 
     def write() -> dict[str, Any]:
         current = store.load_round(round_id)

@@ -84,7 +84,7 @@ from .keys import (
     watch_key,
     watch_pk,
 )
-from .records import BetStatus, Connection, LedgerEntry, Marker, RoundStatus, WalletBalance
+from .records import BetRecord, BetStatus, Connection, LedgerEntry, Marker, RoundStatus, WalletBalance
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
@@ -409,20 +409,19 @@ def register_countdown(round_id: str, token: str) -> bool:
 # --- bets ------------------------------------------------------------------------------------
 
 
-def shard_bets(round_id: str, shard: int) -> list[dict[str, Any]]:
-    return list(query_all(game_table(), KeyConditionExpression="pk = :p",
-                          ExpressionAttributeValues={":p": shard_pk(round_id, shard)}, ConsistentRead=True))
+def shard_bets(round_id: str, shard: int) -> list[BetRecord]:
+    return [BetRecord.from_item(item) for item in query_all(
+        game_table(), KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": shard_pk(round_id, shard)},
+        ConsistentRead=True)]
 
 
-def round_bets(round_id: str, shards: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for shard in range(shards):
-        out.extend(shard_bets(round_id, shard))
-    return out
+def round_bets(round_id: str, shards: int) -> list[BetRecord]:
+    return [bet for shard in range(shards) for bet in shard_bets(round_id, shard)]
 
 
-def bet_item(round_id: str, shard: int, bet_id: str) -> dict[str, Any] | None:
-    return get(game_table(), bet_key(round_id, shard, bet_id))
+def bet_record(round_id: str, shard: int, bet_id: str) -> BetRecord | None:
+    item = get(game_table(), bet_key(round_id, shard, bet_id))
+    return None if item is None else BetRecord.from_item(item)
 
 
 def player_round(round_id: str, player: str) -> dict[str, Any] | None:
@@ -435,14 +434,14 @@ def bet_request(player: str, key: str) -> dict[str, Any] | None:
     return get(game_table(), bet_request_key(player, key))
 
 
-def bet_put(item: dict[str, Any], previous_amount: int | None) -> dict[str, Any]:
+def bet_put(bet: BetRecord, previous_amount: int | None) -> dict[str, Any]:
     """The transaction item placing a bet: new, or (``previous_amount``) raised from that amount
     while it is still open."""
     cond: dict[str, Any] = ({"ConditionExpression": "attribute_not_exists(pk)"} if previous_amount is None else
                             {"ConditionExpression": "amount = :a AND #s = :open",
                              "ExpressionAttributeNames": {"#s": "status"},
                              "ExpressionAttributeValues": {":a": previous_amount, ":open": BetStatus.OPEN}})
-    return {"Put": {"TableName": settings().game_table, "Item": item, **cond}}
+    return {"Put": {"TableName": settings().game_table, "Item": bet.item(), **cond}}
 
 
 def bet_request_put(player: str, key: str, round_id: str, table_id: str) -> dict[str, Any]:
@@ -485,10 +484,10 @@ def add_taken(round_id: str, shard: int, bet_id: str, cost: int, debits: Sequenc
                        "ExpressionAttributeNames": {"#s": "status"}, "ExpressionAttributeValues": values}}
 
 
-def close_bet(item: dict[str, Any], kind: str, result: dict[str, Any]) -> dict[str, Any]:
+def close_bet(bet: BetRecord, kind: str, result: dict[str, Any]) -> dict[str, Any]:
     """The transaction item that closes one open bet, settled or refunded (its status condition
     makes it happen once)."""
-    return {"Update": {"TableName": settings().game_table, "Key": {"pk": item["pk"], "sk": item["sk"]},
+    return {"Update": {"TableName": settings().game_table, "Key": bet.key(),
                        "UpdateExpression": "SET #s = :done, #r = :result, finished_at = :at",
                        "ConditionExpression": "#s = :open",
                        "ExpressionAttributeNames": {"#s": "status", "#r": "result"},

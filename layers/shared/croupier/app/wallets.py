@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, ClassVar
 
 from . import operators, seamless, store
 from .errors import Funds
+from .records import BetRecord
 
-Finishing = tuple[dict[str, Any], str, int, dict[str, Any]]
-"""One bet to close: its item, ``"settle"`` or ``"refund"``, the amount credited, its result."""
+Finishing = tuple[BetRecord, str, int, dict[str, Any]]
+"""One bet to close: the bet, ``"settle"`` or ``"refund"``, the amount credited, its result."""
 
 Changes = Callable[[Mapping[str, Sequence[str]]], list[dict[str, Any]]]
 """The caller's change, written in the transaction that takes the money: given the operator's
@@ -60,9 +61,9 @@ class Wallet(ABC):
         """The player's balance, as the table's wallet view shows it."""
 
     @abstractmethod
-    def stamp(self, bet: dict[str, Any], previous: dict[str, Any] | None) -> None:
-        """Mark a bet item being written (``previous``: the bet before, if it is raised) with what
-        this wallet needs to credit it later."""
+    def stamp(self, bet: BetRecord, *, raised: bool) -> BetRecord:
+        """The bet being written (``raised``: a bet placed before, raised), marked with what this
+        wallet needs to credit it later."""
 
     @abstractmethod
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
@@ -88,8 +89,8 @@ class Internal(Wallet):
     def balance(self, player: str) -> dict[str, Any]:
         return {"mode": self.mode, "balance": store.balance_of(player)}
 
-    def stamp(self, bet: dict[str, Any], previous: dict[str, Any] | None) -> None:
-        pass
+    def stamp(self, bet: BetRecord, *, raised: bool) -> BetRecord:
+        return bet
 
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
              changes: Changes, what: str) -> None:
@@ -100,9 +101,8 @@ class Internal(Wallet):
             raise Funds(f"insufficient funds for {what}: balance {exc.balance}, needed {exc.needed}") from exc
 
     def credit(self, player: str, batch: Sequence[Finishing], closes: Sequence[dict[str, Any]]) -> None:
-        store.move_money(player, [(f"bet:{item['bet_id']}:{kind}", credit,
-                                   {"round_id": item["round_id"], "bet_id": item["bet_id"]})
-                                  for item, kind, credit, _ in batch],
+        store.move_money(player, [(f"bet:{bet.bet_id}:{kind}", credit, {"round_id": bet.round_id, "bet_id": bet.bet_id})
+                                  for bet, kind, credit, _ in batch],
                          kind=batch[0][1], extra=closes)
 
 
@@ -125,11 +125,11 @@ class Seamless(Wallet):
         balance, currency = seamless.balance(self.operator, player)
         return {"mode": self.mode, "operator": self.operator, "balance": balance, "currency": currency}
 
-    def stamp(self, bet: dict[str, Any], previous: dict[str, Any] | None) -> None:
+    def stamp(self, bet: BetRecord, *, raised: bool) -> BetRecord:
         # A raised bet keeps the debits that took it so far: they are on the stored bet (the bet
         # is written whole again, on the condition that its amount is still the one read)
-        stored = store.bet_item(bet["round_id"], int(bet["shard"]), bet["bet_id"]) if previous else None
-        bet.update(operator=self.operator, currency=self.currency, debits=list((stored or {}).get("debits") or []))
+        stored = store.bet_record(bet.round_id, bet.shard, bet.bet_id) if raised else None
+        return replace(bet, operator=self.operator, currency=self.currency, debits=stored.debits if stored else ())
 
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
              changes: Changes, what: str) -> None:
@@ -145,7 +145,7 @@ class Seamless(Wallet):
             raise
 
     def credit(self, player: str, batch: Sequence[Finishing], closes: Sequence[dict[str, Any]]) -> None:
-        calls = [seamless.credit_call(item, kind, credit, result) for item, kind, credit, result in batch]
+        calls = [seamless.credit_call(bet, kind, credit, result) for bet, kind, credit, result in batch]
         store.write([*closes, *(op for _, op in calls)])
         seamless.enqueue([txid for txid, _ in calls])
 
@@ -156,10 +156,9 @@ def of(item: Mapping[str, Any]) -> Wallet:
     return INTERNAL if operator is None else Seamless(operator)
 
 
-def of_bet(bet: Mapping[str, Any]) -> Wallet:
+def of_bet(bet: BetRecord) -> Wallet:
     """The wallet that took a bet: the one that credits it."""
-    operator = bet.get("operator")
-    return INTERNAL if not operator else Seamless(str(operator))
+    return INTERNAL if not bet.operator else Seamless(bet.operator)
 
 
 INTERNAL = Internal()

@@ -43,8 +43,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import keys, reconcile, store
 from ..app.config import settings
-from ..app.engine import bet_from_item
-from ..app.records import FINISHED, REVEALED, TAKING_BETS, BetStatus, LedgerEntry, RoundStatus, WalletBalance
+from ..app.records import (
+    FINISHED,
+    REVEALED,
+    TAKING_BETS,
+    BetRecord,
+    BetStatus,
+    LedgerEntry,
+    RoundStatus,
+    WalletBalance,
+    bet_from_item,
+)
 from ..betting import BLACKJACK_GAMES
 from ..games import new_round
 from ..games.base import Settle
@@ -439,7 +448,7 @@ class Invariants:
         self.checked["outbox"] += 1
         if left:
             self.violation("liveness", f"{len(left)} calls to the operator's wallet were never answered: {left[:5]}")
-        bets = [store.plain(item) for item in world.dynamo.items(settings().game_table)
+        bets = [BetRecord.from_item(store.plain(item)) for item in world.dynamo.items(settings().game_table)
                 if keys.kind_of(item) == "bet" and item.get("operator")]
         self._calls_agree(None, reconcile.check(bets, calls, operator_report=(OPERATOR,
                                                                               world.operator.wallet.transactions())))

@@ -57,9 +57,8 @@ from typing import Any
 from ..app import aws, config, keys, operators, seamless, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
-from ..app.engine import bet_from_item
 from ..app.events import CONSOLE, READER, source_of
-from ..app.records import FINISHED, RoundStatus
+from ..app.records import FINISHED, RoundStatus, bet_from_item
 from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
