@@ -964,9 +964,9 @@ def _events_the_table_cannot_take(h: Harness, tap: EventTap, listening: Any) -> 
         outcome = tap.send(f"{device}.{table}", detail_type, detail)
         assert outcome.get("recorded") not in (None, "refused", "duplicate"), outcome
         entry = store.log_entries(table)[-1]
-        assert entry["kind"] == detail_type and entry["state"] == state, entry
+        assert entry.kind == detail_type and entry.state == state, entry
         if why:
-            assert why in (entry.get("reason") or ""), entry
+            assert why in (entry.reason or ""), entry
         after = world.take()
         changed = [d for d in differences(before, after) if not d.startswith(f"TABLE#{table}|META")]
         assert not changed, changed  # rounds, bets, wallets untouched

@@ -19,6 +19,7 @@ import pytest
 
 from croupier.app import dealing, store
 from croupier.app.events import READER
+from croupier.app.records import LogEntry
 from croupier.local.client import reader_seq, wait_until
 from croupier.local.stack import LocalStack
 from tests.support.harness import Harness
@@ -26,9 +27,10 @@ from tests.support.harness import Harness
 pytestmark = pytest.mark.integration
 
 
-def _scan(table: str, n: int, card: str = "5S") -> tuple[str, dict[str, Any]]:
-    return f"scan-{uuid.uuid4().hex[:12]}", {"kind": "card-scanned", "at": store.now_ms(), "card": card,
-                                             "reader_id": f"reader-{table}", "seq": n}
+def _scan(table: str, n: int, card: str = "5S") -> tuple[str, LogEntry]:
+    key = f"scan-{uuid.uuid4().hex[:12]}"
+    return key, LogEntry(table_id=table, n=0, key=key, kind="card-scanned", at=store.now_ms(), card=card,
+                         reader_id=f"reader-{table}", seq=n)
 
 
 def test_a_readers_events_enter_the_log_in_its_order_whatever_order_they_arrive(stack: LocalStack) -> None:
@@ -41,9 +43,9 @@ def test_a_readers_events_enter_the_log_in_its_order_whatever_order_they_arrive(
     outcomes: list[int | None] = []
     lock = threading.Lock()
 
-    def deliver(part: list[tuple[str, dict[str, Any]]]) -> None:
-        for key, entry in part:
-            n = store.record_device_event(table, key, dict(entry), (f"reader-{table}", int(entry["seq"])))
+    def deliver(part: list[tuple[str, LogEntry]]) -> None:
+        for _, entry in part:
+            n = store.record_device_event(entry, (f"reader-{table}", int(entry.seq or 0)))
             with lock:
                 outcomes.append(n)
 
@@ -53,25 +55,25 @@ def test_a_readers_events_enter_the_log_in_its_order_whatever_order_they_arrive(
     for thread in threads:
         thread.join(timeout=120)
     log = store.log_entries(table)
-    assert [int(e["seq"]) for e in log] == list(range(1, 31))
-    assert [e["key"] for e in log] == [key for key, _ in scans]
-    assert [int(e["n"]) for e in log] == list(range(1, 31))
+    assert [e.seq for e in log] == list(range(1, 31))
+    assert [e.key for e in log] == [key for key, _ in scans]
+    assert [e.n for e in log] == list(range(1, 31))
     assert store.waiting_events(table) == []
     assert outcomes.count(None) == 10  # each second delivery is a duplicate, whenever it came
-    assert all(int(store.once_marker(table, key)["n"]) == int(e["n"]) for (key, _), e in zip(scans, log, strict=True))
+    assert all(int(store.once_marker(table, key)["n"]) == e.n for (key, _), e in zip(scans, log, strict=True))
 
 
 def test_a_gap_holds_the_later_events_until_the_missing_one_comes(stack: LocalStack) -> None:
     table = f"gap-{uuid.uuid4().hex[:8]}"
     reader = f"reader-{table}"
     first, second, third = (_scan(table, n) for n in (1, 2, 3))
-    assert store.record_device_event(table, first[0], dict(first[1]), (reader, 1)) == 1
-    assert store.record_device_event(table, third[0], dict(third[1]), (reader, 3)) == 0  # waits for #2
-    assert store.record_device_event(table, third[0], dict(third[1]), (reader, 3)) is None  # again: a duplicate
-    assert [int(e["seq"]) for e in store.log_entries(table)] == [1]
+    assert store.record_device_event(first[1], (reader, 1)) == 1
+    assert store.record_device_event(third[1], (reader, 3)) == 0  # waits for #2
+    assert store.record_device_event(third[1], (reader, 3)) is None  # again: a duplicate
+    assert [e.seq for e in store.log_entries(table)] == [1]
     assert [w["key"] for w in store.waiting_events(table)] == [third[0]]
-    assert store.record_device_event(table, second[0], dict(second[1]), (reader, 2)) == 2
-    assert [int(e["seq"]) for e in store.log_entries(table)] == [1, 2, 3]
+    assert store.record_device_event(second[1], (reader, 2)) == 2
+    assert [e.seq for e in store.log_entries(table)] == [1, 2, 3]
     assert store.waiting_events(table) == [] and int(store.once_marker(table, third[0])["n"]) == 3
 
 
@@ -83,14 +85,14 @@ def test_events_left_waiting_by_a_caller_that_died_are_moved_by_the_next_one(
     reader = f"reader-{table}"
     scans = {n: _scan(table, n) for n in (1, 2, 3, 4)}
     for n in (1, 3):
-        store.record_device_event(table, scans[n][0], dict(scans[n][1]), (reader, n))
+        store.record_device_event(scans[n][1], (reader, n))
     take = store._take_waiting
     monkeypatch.setattr(store, "_take_waiting", lambda *a: None)  # dies after placing #2
-    assert store.record_device_event(table, scans[2][0], dict(scans[2][1]), (reader, 2)) == 2
+    assert store.record_device_event(scans[2][1], (reader, 2)) == 2
     assert [w["key"] for w in store.waiting_events(table)] == [scans[3][0]]
     monkeypatch.setattr(store, "_take_waiting", take)
-    assert store.record_device_event(table, scans[4][0], dict(scans[4][1]), (reader, 4)) == 0  # it came after #2
-    assert [int(e["seq"]) for e in store.log_entries(table)] == [1, 2, 3, 4]
+    assert store.record_device_event(scans[4][1], (reader, 4)) == 0  # it came after #2
+    assert [e.seq for e in store.log_entries(table)] == [1, 2, 3, 4]
     assert store.waiting_events(table) == []
 
 
@@ -98,10 +100,10 @@ def test_a_number_used_before_by_another_scan_is_kept_and_marked(stack: LocalSta
     table = f"reuse-{uuid.uuid4().hex[:8]}"
     reader = f"reader-{table}"
     one, again = _scan(table, 1), _scan(table, 1)
-    store.record_device_event(table, one[0], dict(one[1]), (reader, 1))
-    assert store.record_device_event(table, again[0], dict(again[1]), (reader, 1)) == 2
+    store.record_device_event(one[1], (reader, 1))
+    assert store.record_device_event(again[1], (reader, 1)) == 2
     (_, second) = store.log_entries(table)
-    assert "comes after its #1" in second["out_of_sequence"]
+    assert "comes after its #1" in str(second.out_of_sequence)
     assert store.log_head(table)["seqs"] == {reader: 1}
 
 
@@ -148,8 +150,8 @@ def test_two_tables_interleaved_reordered_twice_and_one_failing(h: Harness, monk
             view = h.supervisor.get(f"/rounds/{round_id}")
             assert view["hands"]["player"]["cards"] == ["9S", "KD"], view["hands"]
             assert view["hands"]["banker"]["cards"] == ["8H", "KC"], view["hands"]
-            taken = [e for e in store.log_entries(a) if e.get("round_id") == round_id and e.get("use") == "round"]
-            assert [e["scan_id"] for e in taken] == [scan_id for scan_id, _ in scans]
+            taken = [e for e in store.log_entries(a) if e.round_id == round_id and e.use == "round"]
+            assert [e.scan_id for e in taken] == [scan_id for scan_id, _ in scans]
     finally:
         monkeypatch.setattr(dealing, "record", record)
     assert failed, "table B's events reached the dealing function"

@@ -87,11 +87,11 @@ def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> N
     assert physical.stopped is None
     # the round's cards, in order, are the cards the dealer dealt, each from its device-log entry
     assert [e["card"] for e in rnd["events"] if "card" in e] == physical.cards
-    entries = [e for e in store.log_entries(rnd["table_id"]) if e.get("round_id") == round_id]
-    log = [e for e in entries if e["use"] == "round"]
-    assert [e["card"] for e in log] == physical.cards
-    assert [e["card"] for e in entries if e["use"] == "burned"] == physical.burned
-    assert [e["n"] for e in log] == [e["n"] for e in rnd["events"] if "card" in e]
+    entries = [e for e in store.log_entries(rnd["table_id"]) if e.round_id == round_id]
+    log = [e for e in entries if e.use == "round"]
+    assert [e.card for e in log] == physical.cards
+    assert [e.card for e in entries if e.use == "burned"] == physical.burned
+    assert [e.n for e in log] == [e["n"] for e in rnd["events"] if "card" in e]
     # hand by hand: the system's settled hands are the dealer's
     assert rnd["settlement"]["hands"] == physical.engine.settle().to_dict()["hands"]
     # no hand was played by a timer: every decision came from its player

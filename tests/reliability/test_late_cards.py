@@ -15,21 +15,19 @@ these tests state them on one table, step by step.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
 
 from croupier.app import store, tables
-from croupier.app.records import RoundStatus
+from croupier.app.records import LogEntry, RoundStatus
 from tests.support.direct import Direct, device_event
 from tests.support.harness import TIMERS
 
 pytestmark = pytest.mark.reliability
 
 
-def _last_entry(table_id: str) -> dict[str, Any]:
-    entry: dict[str, Any] = store.log_entries(table_id)[-1]
-    return entry
+def _last_entry(table_id: str) -> LogEntry:
+    return store.log_entries(table_id)[-1]
 
 
 def _shuffled_table(direct: Direct, sent_at: int) -> str:
@@ -60,7 +58,7 @@ def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_han
     assert rnd["paused"] and rnd["pause_code"] == "card-out-of-turn", rnd
     assert "before round" in str(rnd["pause_reason"])
     assert [e for e in rnd["events"] if "card" in e] == []
-    assert _last_entry(table)["state"] == "pending"
+    assert _last_entry(table).state == "pending"
 
 
 def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct) -> None:
@@ -73,7 +71,7 @@ def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct
     rnd = store.load_round(round_id)
     assert not rnd["paused"]
     assert [e["card"] for e in rnd["events"] if "card" in e] == ["9H"]
-    assert _last_entry(table)["state"] == "taken"
+    assert _last_entry(table).state == "taken"
 
 
 def test_a_card_sent_before_its_shoe_was_shuffled_is_neither_taken_nor_counted(direct: Direct) -> None:
@@ -85,13 +83,13 @@ def test_a_card_sent_before_its_shoe_was_shuffled_is_neither_taken_nor_counted(d
     direct.scan(table, "KD", sent_at=shuffled - 5000)
     # THEN it is not taken, the shoe counts nothing, and the console is told why
     entry = _last_entry(table)
-    assert entry["state"] == "not-taken"
-    assert "before shoe" in str(entry["reason"])
+    assert entry.state == "not-taken"
+    assert "before shoe" in str(entry.reason)
     assert store.load_table(table)["shoe"] == before
     # AND the next card, sent after the shuffle, is the shoe's burn indicator as usual
     direct.scan(table, "AC", sent_at=shuffled + 1000)
     after = store.load_table(table)["shoe"]
-    assert _last_entry(table)["state"] == "taken"
+    assert _last_entry(table).state == "taken"
     assert after["counts"] == {"AC": 1} and after["phase"] != before["phase"]
 
 
@@ -102,7 +100,7 @@ def test_a_card_sent_in_the_second_its_shoe_was_shuffled_is_the_shoes(direct: Di
     # WHEN the burn indicator was sent less than a whole second before the shuffle's time
     direct.scan(table, "AC", sent_at=shuffled - 999)
     # THEN it is the shoe's burn indicator
-    assert _last_entry(table)["state"] == "taken"
+    assert _last_entry(table).state == "taken"
     assert store.load_table(table)["shoe"]["counts"] == {"AC": 1}
 
 
@@ -124,4 +122,4 @@ def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(dir
     assert not rnd["paused"] and rnd["status"] == RoundStatus.PLAYING
     assert [e for e in rnd["events"] if "card" in e] == []
     assert store.load_table(table)["shoe"]["counts"] == counts
-    assert _last_entry(table)["state"] == "not-taken"
+    assert _last_entry(table).state == "not-taken"

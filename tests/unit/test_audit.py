@@ -99,3 +99,13 @@ def test_a_bet_item_that_cannot_be_read_or_says_what_no_bet_says_is_reported(own
         "bet b-2: attributes no bet has: colour",
         "bet b-2: refunded with 0 credits (must be exactly one)"]
     assert (report.bets, report.deposits, report.balances) == (1, 1_000, 1_000)
+
+
+def test_a_device_log_entry_that_cannot_be_read_is_reported_and_the_rest_audited(own_memory: InMemory) -> None:
+    # GIVEN a table's device log whose entry #1 has a card that is not text
+    store.game_table().put_item(Item={**keys.log_entry_key("bac-1", 1), "n": 1, "key": "scan-1",
+                                      "kind": "card-scanned", "at": 5, "state": "pending", "card": 42})
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN that entry is named
+    assert report.problems == ["log-entry LOG#bac-1/E#00000001 cannot be read: TypeError('42 is not text')"]

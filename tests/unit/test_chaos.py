@@ -235,7 +235,7 @@ def test_planted_face_down_card_in_the_supervisors_log_is_reported(monkeypatch: 
 
     # the device log's entries as the staff read them (and as the live function pushes them to
     # the supervisor's screen) show every card, face down or not
-    monkeypatch.setattr(visibility, "log_card", lambda entry, lookup, current_round: entry["card"])
+    monkeypatch.setattr(visibility, "log_card", lambda entry, lookup, current_round: entry.card)
     played = world("planted-7", rounds=6, game="pok-deng")
     leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
     assert leaks and "supervisor-sim-" in leaks[0] and "'s screen was posted" in leaks[0], leaks

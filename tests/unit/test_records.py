@@ -1,28 +1,33 @@
 """The stored records' vocabulary (``croupier.app.records``) is the one the API publishes: each
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
-status groups the application decides by are made of them. A bet's and a wallet's typed records
-write the items written before they had types, read them back as they were written (boto3's
-numbers included), and hold nothing a bet or the ledger does not have; a screen's connection
-likewise, one made before slots were filled in order included."""
+status groups the application decides by are made of them. A bet's, a device-log entry's and a
+wallet's typed records write the items written before they had types, read them back as they were
+written (boto3's numbers included), and keep what they do not know without showing it (the ledger
+says nothing it does not know); a screen's connection likewise, one made before slots were filled
+in order included."""
 
 from __future__ import annotations
 
 import json
 import typing
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
-from croupier.app import player_rounds, push, responses
+from croupier.app import player_rounds, push, responses, store
 from croupier.app.records import (
     ACTIVE,
     FINISHED,
+    PASSED,
     REVEALED,
     TAKING_BETS,
     BetRecord,
     BetStatus,
     Connection,
     LedgerEntry,
+    LogEntry,
+    LogState,
     Marker,
     RoundStatus,
     WalletBalance,
@@ -121,6 +126,49 @@ def test_reading_a_bet_checks_its_types_and_keeps_what_it_does_not_know() -> Non
     later = BetRecord.from_item({**SEAT_BET.item(), "colour": "red"})
     assert later.extra == {"colour": "red"} and later.item() == {**SEAT_BET.item(), "colour": "red"}
     assert "colour" not in later.view()
+
+
+SCAN = LogEntry(table_id="bac-1", n=0, key="scan-1", kind="card-scanned", at=PLACED, card="KC", scan_id="scan-1",
+                reader_id="reader-1", sent_at=PLACED - 40, seq=12)
+
+
+def test_a_device_log_entry_is_the_item_written_before_it_had_a_type() -> None:
+    # GIVEN a scan recorded at place 7 of table bac-1's log, then taken into a round face down
+    placed = replace(SCAN, n=7)
+    # THEN it is written as entries were: the device's word, its place and its once-only key
+    assert placed.item() == {"pk": "LOG#bac-1", "sk": "E#00000007", "n": 7, "key": "scan-1", "kind": "card-scanned",
+                             "at": PLACED, "state": "pending", "card": "KC", "scan_id": "scan-1",
+                             "reader_id": "reader-1", "sent_at": PLACED - 40, "seq": 12}
+    taken = {**placed.item(), "state": "taken", "use": "round", "round_id": "r-1", "hand": "dealer", "face_up": False,
+             "shoe_id": "s-1", "taken_at": PLACED + 5}
+    # WHEN it is read back as boto3 gives it
+    read = LogEntry.from_item(boto3_read(taken))  # type: ignore[arg-type]
+    # THEN it is that entry, its numbers integers, and the staff's view is it without its keys
+    assert (read.state, read.use, read.face_up, read.n, read.taken_at) == (LogState.TAKEN, "round", False, 7,
+                                                                          PLACED + 5)
+    assert isinstance(read.n, int) and read.item() == taken and not read.waits and placed.waits
+    assert read.view() == {k: v for k, v in taken.items() if k not in ("pk", "sk", "key")}
+    assert {LogState.PENDING, LogState.HELD} == set(LogState) - PASSED
+
+
+def test_reading_a_device_log_entry_checks_its_types_and_keeps_what_it_does_not_know() -> None:
+    item = replace(SCAN, n=3).item()
+    with pytest.raises(ValueError):
+        LogEntry.from_item({**item, "state": "lost"})
+    with pytest.raises(TypeError):
+        LogEntry.from_item({**item, "card": 42})
+    with pytest.raises(TypeError):
+        LogEntry.from_item({**item, "face_up": "no"})
+    with pytest.raises(TypeError):
+        LogEntry.from_item({**item, "n": Decimal("3.5")})
+    later = LogEntry.from_item({**item, "colour": "red"})
+    assert later.extra == {"colour": "red"} and later.item() == {**item, "colour": "red"}
+    assert "colour" not in later.view()
+
+
+def test_what_became_of_an_entry_is_written_only_in_the_outcomes_words() -> None:
+    with pytest.raises(ValueError, match="outcome has no colour"):
+        store.log_entry_update("bac-1", 3, {"state": LogState.TAKEN, "colour": "red"})
 
 
 def test_a_wallets_records_are_the_items_written_before_they_had_types() -> None:

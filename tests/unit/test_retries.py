@@ -13,7 +13,7 @@ from tenacity import RetryCallState
 
 from croupier.app import rounds, store
 from croupier.app.errors import StateConflict
-from croupier.app.records import Marker
+from croupier.app.records import LogEntry, Marker
 
 REAL_BACKOFF = store.BACKOFF
 
@@ -222,25 +222,28 @@ def device_log(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return log
 
 
+SCAN = LogEntry(table_id="t1", n=0, key="scan-1", kind="card-scanned", at=1000, card="TD")
+
+
 def _entry_position(ops: list[dict[str, Any]]) -> int:
     return int(ops[1]["Put"]["Item"]["n"])
 
 
 def test_a_device_event_that_lost_its_position_takes_the_next(device_log: dict[str, Any], waits: Waits) -> None:
     device_log["conflicts"] = 2
-    assert store.record_device_event("t1", "scan-1", {"kind": "card-scanned", "at": 1000, "card": "TD"}) == 3
+    assert store.record_device_event(SCAN) == 3
     assert [_entry_position(ops) for ops in device_log["writes"]] == [1, 2, 3]
     assert len(waits.seen) == 2
 
 
 def test_a_device_event_recorded_before_is_a_duplicate_at_once(device_log: dict[str, Any], waits: Waits) -> None:
     device_log["conflicts"], device_log["marker"] = 1, {"n": 7}
-    assert store.record_device_event("t1", "scan-1", {"kind": "card-scanned", "at": 1000, "card": "TD"}) is None
+    assert store.record_device_event(SCAN) is None
     assert len(device_log["writes"]) == 1 and waits.seen == []
 
 
 def test_a_device_log_that_always_moves_is_busy(device_log: dict[str, Any], waits: Waits) -> None:
     device_log["conflicts"] = 100
     with pytest.raises(store.Conflict, match="the device log of table t1 is busy"):
-        store.record_device_event("t1", "scan-1", {"kind": "card-scanned", "at": 1000, "card": "TD"})
+        store.record_device_event(SCAN)
     assert len(device_log["writes"]) == 20

@@ -11,6 +11,7 @@ import pytest
 
 from croupier.app import push
 from croupier.app.identity import Identity
+from croupier.app.records import LogEntry
 from croupier.app.visibility import (
     HIDDEN,
     PAUSE_WORDS,
@@ -52,6 +53,11 @@ def test_a_dealer_console_is_staff_only_at_its_own_table() -> None:
     assert [may_receive(staff_event, who) for who in EVERYONE] == [True, True, True, False, False]
 
 
+def _entry(fields: dict[str, Any]) -> LogEntry:
+    """A device-log entry of table t1 with these fields (its place and key do not matter here)."""
+    return LogEntry.recorded("t1", {"n": 1, "key": "scan-1", "at": 0, **fields})
+
+
 @pytest.mark.parametrize("status", ["betting", "closing"])
 def test_pok_deng_cards_are_hidden_in_every_log_state_while_bets_are_open(status: str) -> None:
     rnd, engine = _round("pok-deng", status, ["9D", "2H", "3S"])
@@ -66,7 +72,7 @@ def test_pok_deng_cards_are_hidden_in_every_log_state_while_bets_are_open(status
          "round_id": "r1"},
         {"kind": "card-scanned", "card": "TC", "state": "taken", "use": "round", "round_id": "r1"},  # face unknown
     ]
-    assert [log_card(e, lookup, "r1") for e in entries] == [HIDDEN] * len(entries)
+    assert [log_card(_entry(e), lookup, "r1") for e in entries] == [HIDDEN] * len(entries)
 
 
 def test_once_betting_closed_pok_deng_cards_show_but_a_burned_card_never() -> None:
@@ -77,23 +83,23 @@ def test_once_betting_closed_pok_deng_cards_show_but_a_burned_card_never() -> No
     burned = {"kind": "card-scanned", "card": "8C", "state": "taken", "use": "burned", "face_up": False,
               "round_id": "r1"}
     pending = {"kind": "card-scanned", "card": "4C", "state": "pending"}
-    assert [log_card(e, lookup, "r1") for e in (taken, burned, pending)] == ["9D", HIDDEN, HIDDEN]
+    assert [log_card(_entry(e), lookup, "r1") for e in (taken, burned, pending)] == ["9D", HIDDEN, HIDDEN]
 
 
 def test_the_deluxe_hole_card_is_hidden_until_revealed_and_a_pending_card_always() -> None:
     entry = {"kind": "card-scanned", "card": "KC", "state": "taken", "use": "round", "face_up": False,
              "round_id": "r1"}
     rnd, engine = _round("deluxe-blackjack", "playing", ["TS", "7H", "9D", "KC"])  # seat 1 decides
-    assert log_card(entry, _lookup(rnd, engine), "r1") == HIDDEN
-    assert log_card(entry, _lookup({**rnd, "status": "settled"}, engine), "r1") == "KC"
+    assert log_card(_entry(entry), _lookup(rnd, engine), "r1") == HIDDEN
+    assert log_card(_entry(entry), _lookup({**rnd, "status": "settled"}, engine), "r1") == "KC"
     # the next card is the hole card: a card scanned now (a pause: pending for its whole length),
     # or kept by the supervisor, is hidden from everyone
     waiting, engine = _round("deluxe-blackjack", "playing", ["TS", "7H", "9D"])
     for state in ("pending", "held"):
-        assert log_card({"kind": "card-scanned", "card": "KC", "state": state}, _lookup(waiting, engine),
+        assert log_card(_entry({"kind": "card-scanned", "card": "KC", "state": state}), _lookup(waiting, engine),
                         "r1") == HIDDEN
     # a card out of turn while seat 1 decides (the hole card is down, the next card face up): staff see it
-    assert log_card({"kind": "card-scanned", "card": "2C", "state": "pending", "blocked": "..."},
+    assert log_card(_entry({"kind": "card-scanned", "card": "2C", "state": "pending", "blocked": "..."}),
                     _lookup(rnd, _round("deluxe-blackjack", "playing", ["TS", "7H", "9D", "KC"])[1]), "r1") == "2C"
 
 
@@ -104,9 +110,9 @@ def test_a_face_up_card_and_an_unplaced_card_with_nothing_face_down_next_show() 
                "round_id": "r1"}
     held = {"kind": "card-scanned", "card": "2C", "state": "held"}
     stray = {"kind": "card-scanned", "card": "5S", "state": "not-taken"}
-    assert [log_card(e, lookup, "r1") for e in (face_up, held)] == ["9S", "2C"]
-    assert log_card(stray, _lookup(None, None), None) == "5S"  # between rounds: nothing face down
-    assert log_card(held, _lookup(None, None), "gone") == HIDDEN  # its round cannot be read: unsure
+    assert [log_card(_entry(e), lookup, "r1") for e in (face_up, held)] == ["9S", "2C"]
+    assert log_card(_entry(stray), _lookup(None, None), None) == "5S"  # between rounds: nothing face down
+    assert log_card(_entry(held), _lookup(None, None), "gone") == HIDDEN  # its round cannot be read: unsure
     assert not unplaced_hidden(None, None)
     assert unplaced_hidden({**rnd, "game": "pok-deng", "status": "betting"}, None)
 

@@ -25,6 +25,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from . import aws, clock
 from .aws import boto3
 from .config import settings
+from .records import LogEntry
 
 SOURCE = "croupier"
 SCHEMA_VERSION = 1
@@ -115,22 +116,21 @@ def round_paused(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | Non
     count("RoundsPaused")
 
 
-def card_not_taken(table_id: str, entry: dict[str, Any], why: str, round_id: str | None = None) -> None:
+def card_not_taken(table_id: str, entry: LogEntry, why: str, round_id: str | None = None) -> None:
     """A scanned card no round could take (between rounds, after a round's end, refused by the
     shoe): it is kept in the table's device log, and a supervisor is told."""
     count("CardsNotTaken")
-    detail = {"table_id": table_id, "position": int(entry["n"]), "scan_id": entry.get("scan_id"),
-              "card": entry.get("card"), "why": why}
+    detail = {"table_id": table_id, "position": entry.n, "scan_id": entry.scan_id, "card": entry.card, "why": why}
     if round_id:
         detail["round_id"] = round_id
     publish("card-not-taken", detail)
     _tell("CardsNotTaken", detail)
 
 
-def device_event_refused(table_id: str, entry: dict[str, Any], why: str) -> None:
+def device_event_refused(table_id: str, entry: LogEntry, why: str) -> None:
     """A device event of the table that its state could not take (a shuffle mid-round, a burn
     confirmed when no burn is under way, a second cut card): recorded, refused, and told."""
     count("DeviceEventsRefused")
-    detail = {"table_id": table_id, "position": int(entry["n"]), "kind": entry["kind"], "why": why}
+    detail = {"table_id": table_id, "position": entry.n, "kind": entry.kind, "why": why}
     publish("device-event-refused", detail)
     _tell("DeviceEventsRefused", detail)

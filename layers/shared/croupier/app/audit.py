@@ -26,7 +26,7 @@ from typing import Any
 from ..transcript import Transcript, replay
 from . import clock, keys, reconcile, store
 from .engine import rebuild
-from .records import FINISHED, BetRecord, BetStatus, LedgerEntry, Marker, RoundStatus, WalletBalance
+from .records import FINISHED, BetRecord, BetStatus, LedgerEntry, LogEntry, Marker, RoundStatus, WalletBalance
 
 UNREADABLE = (KeyError, TypeError, ValueError, ArithmeticError)
 """What reading an item the application never writes raises."""
@@ -215,26 +215,30 @@ def _unreadable(kind: str | None, item: dict[str, Any], exc: Exception) -> str:
 def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dict[str, Any]]) -> list[str]:
     """Check 5: the rounds' cards against the tables' device logs."""
     problems: list[str] = []
-    logs: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    logs: dict[str, dict[int, LogEntry]] = defaultdict(dict)
     cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items if keys.kind_of(i) == "table"}
     for item in game_items:
         if keys.kind_of(item) == "log-entry":
-            logs[keys.table_of_log(item["pk"])][int(item["n"])] = item
+            try:
+                entry = LogEntry.from_item(item)
+            except UNREADABLE as exc:
+                problems.append(_unreadable("log-entry", item, exc))
+                continue
+            logs[entry.table_id][entry.n] = entry
     for table_id, entries in logs.items():
         scans: dict[str, int] = {}
         for n, entry in sorted(entries.items()):
-            if entry.get("scan_id"):
-                if entry["scan_id"] in scans:
-                    first = scans[entry["scan_id"]]
-                    problems.append(f"table {table_id}: scan {entry['scan_id']} recorded twice (#{first} and #{n})")
-                scans[entry["scan_id"]] = n
-            if n <= cursors.get(table_id, 0) and entry.get("state") not in ("taken", "noted", "refused", "not-taken",
-                                                                              "discarded", "returned"):
-                problems.append(f"table {table_id}: log entry #{n} is behind the cursor but {entry.get('state')}")
-            if entry.get("use") == "round":
-                holder = rounds.get(str(entry.get("round_id")))
+            if entry.scan_id:
+                if entry.scan_id in scans:
+                    problems.append(f"table {table_id}: scan {entry.scan_id} recorded twice "
+                                    f"(#{scans[entry.scan_id]} and #{n})")
+                scans[entry.scan_id] = n
+            if n <= cursors.get(table_id, 0) and entry.waits:
+                problems.append(f"table {table_id}: log entry #{n} is behind the cursor but {entry.state}")
+            if entry.use == "round":
+                holder = rounds.get(str(entry.round_id))
                 if holder is None or not any(e.get("n") == n for e in holder.get("events", [])):
-                    problems.append(f"table {table_id}: log entry #{n} was taken into round {entry.get('round_id')}, "
+                    problems.append(f"table {table_id}: log entry #{n} was taken into round {entry.round_id}, "
                                     f"which does not hold it")
     for round_id, rnd in rounds.items():
         cards = [e for e in rnd.get("events", []) if "card" in e]
@@ -247,7 +251,7 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
         log = logs.get(rnd["table_id"], {})
         for event in cards:
             found = log.get(int(event["n"]))
-            if found is None or found.get("card") != event["card"] or found.get("round_id") != round_id:
+            if found is None or found.card != event["card"] or found.round_id != round_id:
                 problems.append(f"round {round_id}: card #{event['n']} is not the device log's entry #{event['n']}")
     return problems
 

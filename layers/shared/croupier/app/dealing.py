@@ -37,18 +37,15 @@ from ..errors import CroupierError, ShoeError
 from ..games import engine_class
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow
 from ..shoe import CardUse, Shoe, ShoePhase
-from . import alerts, keys, store, visibility, workflow
+from . import alerts, store, visibility, workflow
 from .bets import close_betting
 from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
-from .records import ACTIVE, RoundStatus
+from .records import ACTIVE, LogEntry, LogState, RoundStatus
 from .rounds import pause_fields, retry, take_token, timers, wake_again
 
 READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
 CONSOLE_EVENTS = ("shoe-shuffled", "burn-done")
-DONE = ("taken", "noted", "refused", "not-taken", "discarded", "returned")
-"""States of a device-log entry that the cursor has passed. ``pending`` and ``held`` (the
-supervisor kept a card for the round) wait for the table to take them."""
 RESOLUTIONS = ("round", "discarded", "returned")
 """What became of a card that paused its round, as the supervisor says when resuming: it belongs
 to the round (taken when the round next expects a card), the dealer set it aside (it counts as
@@ -67,18 +64,13 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
     reader = detail.get("reader_id")
     if kind in READER_EVENTS and table.get("reader_id") != reader:
         raise AppError(f"reader {reader!r} is not registered for table {table_id}", reason="unknown-reader")
-    entry: dict[str, Any] = {"kind": kind, "at": store.now_ms(), "state": "pending"}
-    for name in ("card", "scan_id", "reader_id", "shoe_id"):
-        if detail.get(name) is not None:
-            entry[name] = detail[name]
-    if sent_at is not None:
-        entry["sent_at"] = sent_at
-    if kind == "scan-failed":
-        entry["scan_failure"] = detail.get("reason")  # the reader's word; ``reason`` is a refusal's
     seq = (str(reader), int(detail["seq"])) if kind in READER_EVENTS else None
-    if seq is not None:
-        entry["seq"] = seq[1]
-    n = store.record_device_event(table_id, once, entry, seq)
+    entry = LogEntry(table_id=table_id, n=0, key=once, kind=kind, at=store.now_ms(), card=detail.get("card"),
+                     scan_id=detail.get("scan_id"), reader_id=detail.get("reader_id"), shoe_id=detail.get("shoe_id"),
+                     sent_at=sent_at, seq=None if seq is None else seq[1],
+                     # the reader's word; ``reason`` is a refusal's
+                     scan_failure=detail.get("reason") if kind == "scan-failed" else None)
+    n = store.record_device_event(entry, seq)
     if n == 0:
         # an earlier event of its reader has not come yet: it waits, recorded, and goes into the
         # log with it (a card that never comes leaves the round waiting for its card, whose timer
@@ -102,10 +94,10 @@ def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
         raise StateConflict("a round is in play: shuffle between rounds", reason="round-in-play")
     detail = {"table_id": table_id, "shoe_id": shoe_id or f"s-{uuid.uuid4().hex[:10]}"}
     n = record("shoe-shuffled", detail, f"api:{uuid.uuid4().hex}")["recorded"]
-    entry = store.get(store.game_table(), keys.log_entry_key(table_id, int(n))) or {}
-    if entry.get("state") != "taken":  # a round opened meanwhile: the entry says so
-        raise StateConflict(f"the shuffle was not taken: {entry.get('reason', 'it waits behind the table log')}",
-                            reason="round-in-play")
+    entry = store.log_entry(table_id, int(n))
+    if entry is None or entry.state != LogState.TAKEN:  # a round opened meanwhile: the entry says so
+        why = entry.reason if entry is not None and entry.reason else "it waits behind the table log"
+        raise StateConflict(f"the shuffle was not taken: {why}", reason="round-in-play")
     return store.load_table(table_id)
 
 
@@ -121,7 +113,7 @@ class _Pass:
     shoe: Shoe | None
     cursor: int
     updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    told: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)  # (what, entry, why)
+    told: list[tuple[str, LogEntry | None, str]] = field(default_factory=list)  # (what, entry, why)
     round_changed: bool = False
     taken: int = 0
     then_close: bool = False
@@ -134,37 +126,36 @@ class _Pass:
             self.engine = rebuild(self.rnd)
         return self.engine
 
-    def done(self, entry: dict[str, Any], **fields: Any) -> None:
+    def done(self, entry: LogEntry, state: LogState, **fields: Any) -> None:
         """The entry is used (or refused): the cursor moves past it."""
-        self.cursor = int(entry["n"])
-        self.updates.append((self.cursor, {**fields, "taken_at": store.now_ms()}))
+        self.cursor = entry.n
+        self.updates.append((self.cursor, {"state": state, **fields, "taken_at": store.now_ms()}))
         self.taken += 1
 
-    def tell(self, what: str, entry: dict[str, Any], why: str) -> None:
+    def tell(self, what: str, entry: LogEntry | None, why: str) -> None:
         self.told.append((what, entry, why))
 
-    def named(self, entry: dict[str, Any]) -> str:
+    def named(self, entry: LogEntry) -> str:
         """A card as a pause reason names it (only the staff read reasons): with its scan id and
         log entry, the card ``"??"`` while the round would deal it face down."""
         hidden = visibility.unplaced_hidden(self.rnd, self.round_engine())
-        card = visibility.HIDDEN if hidden else entry.get("card")
-        return f"card {card} (scan {entry.get('scan_id')}, log #{entry['n']})"
+        card = visibility.HIDDEN if hidden else entry.card
+        return f"card {card} (scan {entry.scan_id}, log #{entry.n})"
 
-    def pause(self, entry: dict[str, Any] | None, reason: str, *, block: bool, code: str) -> None:
+    def pause(self, entry: LogEntry | None, reason: str, *, block: bool, code: str) -> None:
         """Pause the round for a supervisor. ``block``: the entry stays in the log, waiting for the
         supervisor to say what became of it. ``code``: the pause's stable reason code (what the
         players are told, in words: :data:`croupier.app.visibility.PAUSE_WORDS`)."""
         assert self.rnd is not None
         blocked = None
         if block and entry is not None:
-            blocked = {"n": int(entry["n"]), "scan_id": entry.get("scan_id"), "card": entry.get("card"),
-                       "reason": reason}
-            self.updates.append((int(entry["n"]), {"blocked": reason}))
+            blocked = {"n": entry.n, "scan_id": entry.scan_id, "card": entry.card, "reason": reason}
+            self.updates.append((entry.n, {"blocked": reason}))
         betting = self.rnd["status"] == RoundStatus.BETTING
         if pause_fields(self.rnd, reason, blocked, code=code):
             self.round_changed = True
             self.paused = reason
-            self.tell("paused", entry or {}, reason)
+            self.tell("paused", entry, reason)
             if betting:  # no bet once the dealer has started dealing: the pause closes betting too
                 self.rnd["status"] = RoundStatus.CLOSING
                 self.then_close = True
@@ -201,9 +192,9 @@ def _tell(table_id: str, step: _Pass) -> None:
     for what, entry, why in step.told:
         if what == "paused" and step.rnd is not None:
             alerts.round_paused(step.rnd, why, step.rnd.get("blocked"))
-        elif what == "not-taken":
+        elif what == "not-taken" and entry is not None:
             alerts.card_not_taken(table_id, entry, why, step.rnd["round_id"] if step.rnd else None)
-        else:
+        elif entry is not None:
             alerts.device_event_refused(table_id, entry, why)
 
 
@@ -224,7 +215,7 @@ def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | Non
         if not _decide(step, entry) or step.paused or step.then_close:
             break
     # every entry read was used and the log held no more: no need to look again
-    step.exhausted = len(pending) < store.LOG_BATCH and step.cursor == int(pending[-1]["n"])
+    step.exhausted = len(pending) < store.LOG_BATCH and step.cursor == pending[-1].n
     if not (step.updates or step.round_changed):
         return step if step.then_close else None
     token = None
@@ -261,22 +252,22 @@ def _dealing_on(step: _Pass) -> bool:
     return True
 
 
-def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
+def _decide(step: _Pass, entry: LogEntry) -> bool:
     """Decide what becomes of one entry; False when it (and so every later entry) must wait."""
     rnd = step.rnd
     if rnd is not None and (rnd["status"] == RoundStatus.CLOSING or rnd.get("paused")):
         return False  # the close (or the supervisor) comes first; then the log is taken again
-    kind = entry["kind"]
-    if entry.get("out_of_sequence"):  # a number the reader used before, for another scan
+    kind = entry.kind
+    if entry.out_of_sequence:  # a number the reader used before, for another scan
         if kind == "card-scanned":
-            return _refused(step, entry, str(entry["out_of_sequence"]))
-        step.done(entry, state="refused", reason=str(entry["out_of_sequence"]))
-        step.tell("refused", entry, str(entry["out_of_sequence"]))
+            return _refused(step, entry, entry.out_of_sequence)
+        step.done(entry, LogState.REFUSED, reason=entry.out_of_sequence)
+        step.tell("refused", entry, entry.out_of_sequence)
         return True
     if kind == "card-scanned":
         return _card(step, entry)
     if kind == "scan-failed":
-        step.done(entry, state="noted")  # the dealer rescans until the card is read
+        step.done(entry, LogState.NOTED)  # the dealer rescans until the card is read
         return True
     shoe = step.shoe
     try:
@@ -284,31 +275,30 @@ def _decide(step: _Pass, entry: dict[str, Any]) -> bool:
             if rnd is not None:
                 raise ShoeError(f"round {rnd['round_id']} is in play: shuffle between rounds", reason="round-in-play")
             per_round_burn = 1 if step.table["game"] == "pok-deng" else 0
-            sent = entry.get("sent_at")
-            step.shoe = Shoe(entry.get("shoe_id") or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn,
-                             shuffled_at=None if sent is None else int(sent))
-            step.done(entry, state="taken", use="shuffle", shoe_id=step.shoe.shoe_id)
+            step.shoe = Shoe(entry.shoe_id or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn,
+                             shuffled_at=entry.sent_at)
+            step.done(entry, LogState.TAKEN, use="shuffle", shoe_id=step.shoe.shoe_id)
         elif shoe is None:
             raise ShoeError("no shoe at this table: shuffle first", reason="no-shoe")
         elif kind == "burn-done":
             shoe.confirm_burn()
-            step.done(entry, state="taken", use="burn-done", shoe_id=shoe.shoe_id)
+            step.done(entry, LogState.TAKEN, use="burn-done", shoe_id=shoe.shoe_id)
         elif kind == "cut-card":
             shoe.cut_card()
-            step.done(entry, state="taken", use="cut-card", shoe_id=shoe.shoe_id)
+            step.done(entry, LogState.TAKEN, use="cut-card", shoe_id=shoe.shoe_id)
             if rnd is not None:
                 rnd["last_round"] = shoe.is_last_round
                 step.round_changed = True
         else:  # pragma: no cover - the event models admit only the kinds above
             raise ShoeError(f"unknown device event {kind!r}", reason="unknown-event")
     except ShoeError as exc:
-        step.done(entry, state="refused", reason=str(exc))
+        step.done(entry, LogState.REFUSED, reason=str(exc))
         step.tell("refused", entry, str(exc))
     return True
 
 
-def _card(step: _Pass, entry: dict[str, Any]) -> bool:
-    card, shoe, rnd = entry["card"], step.shoe, step.rnd
+def _card(step: _Pass, entry: LogEntry) -> bool:
+    card, shoe, rnd = str(entry.card), step.shoe, step.rnd
     if shoe is None:
         return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
     if shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at):
@@ -328,10 +318,10 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
         except ShoeError as exc:
             return _refused(step, entry, str(exc))
         if phase is ShoePhase.ROUND_BURN and rnd is not None:  # burned face down at the round's start
-            step.done(entry, state="taken", use=str(use), shoe_id=shoe.shoe_id, round_id=rnd["round_id"],
+            step.done(entry, LogState.TAKEN, use=str(use), shoe_id=shoe.shoe_id, round_id=rnd["round_id"],
                       face_up=False)
         else:
-            step.done(entry, state="taken", use=str(use), shoe_id=shoe.shoe_id)
+            step.done(entry, LogState.TAKEN, use=str(use), shoe_id=shoe.shoe_id)
         return True
     if phase is ShoePhase.CLOSED:
         return _not_taken(step, entry, f"shoe {shoe.shoe_id} is closed: shuffle a new shoe", count=False)
@@ -349,18 +339,17 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     if rnd["status"] == RoundStatus.BETTING:
         closes_at = int(rnd["closes_at"])
         deals_early = bool(engine_class(rnd["game"]).deals_during_betting)
-        if int(entry["at"]) >= closes_at or (
-                not deals_early and int(entry["at"]) >= closes_at - timers(rnd).early_card * 1000):
+        if entry.at >= closes_at or (not deals_early and entry.at >= closes_at - timers(rnd).early_card * 1000):
             step.then_close = True  # the dealer is dealing: betting is over, whoever notices first
             return False
         if not deals_early:
-            early = (closes_at - int(entry["at"])) / 1000
+            early = (closes_at - entry.at) / 1000
             step.pause(entry, f"{step.named(entry)} came {early:.1f} s before betting closed", block=True,
                        code="card-before-betting-closed")
             return False
     expected = engine.expected
     if not isinstance(expected, CardFor):
-        if entry.get("state") == "held":
+        if entry.state == LogState.HELD:
             return False  # kept for the round by the supervisor: it waits for the round's next card
         step.pause(entry, f"{step.named(entry)} came {_while(expected)}", block=True, code="card-out-of-turn")
         return False
@@ -370,19 +359,18 @@ def _card(step: _Pass, entry: dict[str, Any]) -> bool:
     except (ShoeError, CroupierError) as exc:
         return _refused(step, entry, str(exc))
     assert use is CardUse.ROUND
-    rnd["events"].append({"card": card, "n": int(entry["n"])})
+    rnd["events"].append({"card": card, "n": entry.n})
     step.round_changed = True
-    step.done(entry, state="taken", use="round", round_id=rnd["round_id"], hand=expected.hand,
+    step.done(entry, LogState.TAKEN, use="round", round_id=rnd["round_id"], hand=expected.hand,
               face_up=expected.face_up, shoe_id=shoe.shoe_id)
     return True
 
 
-def _sent_before(entry: dict[str, Any], moment_ms: int) -> bool:
+def _sent_before(entry: LogEntry, moment_ms: int) -> bool:
     """Whether the device surely sent ``entry`` before ``moment_ms`` (a round's opening, a shoe's
     shuffle), and the supervisor has not said it is the round's (``held``): the bus gives the
     second it was sent, so a whole second before is sure (the clocks are the same service's)."""
-    sent = entry.get("sent_at")
-    return sent is not None and int(sent) + 1000 <= moment_ms and entry.get("state") != "held"
+    return entry.sent_at is not None and entry.sent_at + 1000 <= moment_ms and entry.state != LogState.HELD
 
 
 def _while(expected: Any) -> str:
@@ -395,10 +383,10 @@ def _while(expected: Any) -> str:
     return "after the round's last card"
 
 
-def _refused(step: _Pass, entry: dict[str, Any], why: str) -> bool:
+def _refused(step: _Pass, entry: LogEntry, why: str) -> bool:
     """The shoe refuses the card (a ninth copy, an empty shoe): it is kept as refused, and the
     round being dealt is paused (the dealer or the reader made a mistake the table must see)."""
-    step.done(entry, state="refused", reason=why)
+    step.done(entry, LogState.REFUSED, reason=why)
     if step.rnd is not None and step.rnd["status"] in (RoundStatus.BETTING, RoundStatus.PLAYING):
         step.pause(entry, f"{step.named(entry)} refused: {why}", block=False, code="card-refused")
         return False
@@ -406,14 +394,14 @@ def _refused(step: _Pass, entry: dict[str, Any], why: str) -> bool:
     return True
 
 
-def _not_taken(step: _Pass, entry: dict[str, Any], why: str, *, count: bool = True) -> bool:
+def _not_taken(step: _Pass, entry: LogEntry, why: str, *, count: bool = True) -> bool:
     """A card no round can take: it counts as drawn from the shoe (``count``) and is told about."""
     if count and step.shoe is not None:
         try:
-            step.shoe.discard(entry["card"])
+            step.shoe.discard(str(entry.card))
         except ShoeError as exc:
             why = f"{why}; {exc}"
-    step.done(entry, state="not-taken", reason=why)
+    step.done(entry, LogState.NOT_TAKEN, reason=why)
     step.tell("not-taken", entry, why)
     return True
 
@@ -431,7 +419,7 @@ def resolve(table: dict[str, Any], blocked: dict[str, Any], resolution: str) -> 
         raise StateConflict(f"log entry #{n} is not the next one of table {table['table_id']}", reason="busy")
     at = store.now_ms()
     if resolution == "round":
-        return store.log_entry_update(table["table_id"], n, {"state": "held", "resolved_at": at})
+        return store.log_entry_update(table["table_id"], n, {"state": LogState.HELD, "resolved_at": at})
     if resolution == "discarded":
         shoe = Shoe.from_dict(table["shoe"])
         try:
@@ -440,7 +428,8 @@ def resolve(table: dict[str, Any], blocked: dict[str, Any], resolution: str) -> 
             raise StateConflict(str(exc), reason=exc.reason) from exc
         table["shoe"] = shoe.to_dict()
     table["log_taken"] = n
-    return store.log_entry_update(table["table_id"], n, {"state": resolution, "resolved_at": at, "taken_at": at})
+    return store.log_entry_update(table["table_id"], n, {"state": LogState(resolution), "resolved_at": at,
+                                                         "taken_at": at})
 
 
 # --- reads -----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import keys, store, visibility
 from .engine import apply_event, expectation_key
 from .lobby import shoe_roads
-from .records import BetRecord, RoundStatus, bet_from_item
+from .records import BetRecord, LogEntry, RoundStatus, bet_from_item
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -204,7 +204,8 @@ def _bet_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
 def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
     if old is not None and old.get("state") == new.get("state") and old.get("blocked") == new.get("blocked"):
         return []
-    table_id = keys.table_of_log(new["pk"])
+    entry = LogEntry.from_item(new)
+    table_id = entry.table_id
     rounds = visibility.round_lookup()
 
     def lookup(round_id: str | None) -> Any:
@@ -212,5 +213,5 @@ def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
             round_id = (store.get(store.game_table(), keys.table_key(table_id)) or {}).get("round_id")
         return rounds(round_id)
 
-    shown = visibility.log_entry(new, lookup, None)  # a face-down card "??": GET .../log shows it once revealed
+    shown = visibility.log_entry(entry, lookup, None)  # a face-down card "??": GET .../log shows it once revealed
     return [{"type": "device-event", "table_id": table_id, "at": at, "entry": shown}]

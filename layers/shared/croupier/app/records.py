@@ -18,12 +18,24 @@ they are, for the audit to report.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
 from ..games.base import Bet
-from .keys import bet_key, connection_key, ledger_key, marker_key, op_of, player_index, player_of, seq_of, wallet_key
+from .keys import (
+    bet_key,
+    connection_key,
+    ledger_key,
+    log_entry_key,
+    marker_key,
+    op_of,
+    player_index,
+    player_of,
+    seq_of,
+    table_of_log,
+    wallet_key,
+)
 
 
 class RoundStatus(StrEnum):
@@ -161,6 +173,135 @@ _BET_ATTRIBUTES = frozenset({"pk", "sk", "bet_id", "player", "type", "amount", "
                              "game", "shard", "status", "taken", "placed_at", "gsi1pk", "gsi1sk", "expires_at",
                              "operator", "currency", "debits", "result", "finished_at"})
 """Every attribute a bet's item may have."""
+
+
+# --- the device log -----------------------------------------------------------------------------
+
+
+class LogState(StrEnum):
+    """What became of a device-log entry: ``pending`` until the table takes it; ``held`` when the
+    supervisor kept a card that paused its round for the round (it waits for the round's next
+    card); then ``taken`` (into a round, the shoe's burn, a shuffle ...), ``noted`` (a failed
+    scan), ``refused``, ``not-taken`` (a card no round could take), or the supervisor's
+    ``discarded`` or ``returned``."""
+
+    PENDING = "pending"
+    HELD = "held"
+    TAKEN = "taken"
+    NOTED = "noted"
+    REFUSED = "refused"
+    NOT_TAKEN = "not-taken"
+    DISCARDED = "discarded"
+    RETURNED = "returned"
+
+
+PASSED = frozenset({LogState.TAKEN, LogState.NOTED, LogState.REFUSED, LogState.NOT_TAKEN, LogState.DISCARDED,
+                    LogState.RETURNED})
+"""States of an entry the table's cursor has passed: pending and held ones wait for the table."""
+
+OUTCOME = ("state", "use", "round_id", "hand", "face_up", "shoe_id", "reason", "blocked", "taken_at", "resolved_at")
+"""What the dealing and the supervisor write of what became of an entry, once it is in the log
+(``croupier.app.store.log_entry_update`` refuses any other field)."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """``LOG#{table}`` / ``E#{n}``: one event of a table's devices at its place ``n`` in the
+    table's device log (0: not placed yet, it waits for an earlier event of its reader), recorded
+    once under ``key`` (the scan id, or the bus event's id).
+
+    What the device said: its ``kind`` (``card-scanned``, ``scan-failed``, ``cut-card``,
+    ``shoe-shuffled``, ``burn-done``), when it was recorded (``at``) and sent (``sent_at``), the
+    card, scan, reader and shoe, the reader's number for it (``seq``; ``out_of_sequence`` says
+    why a number it used before is refused), a failed scan's reason (``scan_failure``). What
+    became of it (:data:`OUTCOME`): its state, its use (``round``, ``burned``, ``shuffle`` ...),
+    the round and hand it went to and whether face up, a refusal's ``reason``, the pause it caused
+    (``blocked``), when it was taken and when the supervisor resolved it.
+
+    An attribute no entry has is kept as read in ``extra`` and written back with it."""
+
+    table_id: str
+    n: int
+    key: str
+    kind: str
+    at: int
+    state: LogState = LogState.PENDING
+    card: str | None = None
+    scan_id: str | None = None
+    reader_id: str | None = None
+    shoe_id: str | None = None
+    sent_at: int | None = None
+    scan_failure: str | None = None
+    seq: int | None = None
+    out_of_sequence: str | None = None
+    use: str | None = None
+    round_id: str | None = None
+    hand: str | None = None
+    face_up: bool | None = None
+    reason: str | None = None
+    blocked: str | None = None
+    taken_at: int | None = None
+    resolved_at: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def waits(self) -> bool:
+        """Whether the table has still to take it (pending or held)."""
+        return self.state not in PASSED
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> LogEntry:
+        return cls.recorded(table_of_log(str(item["pk"])), {k: v for k, v in item.items() if k not in ("pk", "sk")})
+
+    @classmethod
+    def recorded(cls, table_id: str, attributes: Mapping[str, Any]) -> LogEntry:
+        """An entry from its attributes (an item's without its keys, or a waiting event's)."""
+        values: dict[str, Any] = {"table_id": table_id, "extra": {}}
+        for name, value in attributes.items():
+            if name not in _LOG_FIELDS:
+                values["extra"][name] = value
+            elif value is not None:
+                values[name] = _LOG_FIELDS[name](value)
+        return cls(**values)
+
+    def attributes(self) -> dict[str, Any]:
+        """Its attributes without its keys, those it has (the device's first, then the outcome's)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("table_id", "extra")}
+        return {**{name: value for name, value in out.items() if value is not None}, **self.extra}
+
+    def item(self) -> dict[str, Any]:
+        return {**log_entry_key(self.table_id, self.n), **self.attributes()}
+
+    def view(self) -> dict[str, Any]:
+        """The entry as the staff read it, its card as stored (:mod:`croupier.app.visibility` says
+        what of it each role sees): without its key, and without what no entry has."""
+        return {name: value for name, value in self.attributes().items() if name != "key" and name not in self.extra}
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{value!r} is not text")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{value!r} is not true or false")
+    return value
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool) or int(value) != value:
+        raise TypeError(f"{value!r} is not a whole number")
+    return int(value)
+
+
+_LOG_FIELDS: dict[str, Any] = {
+    "n": _whole, "key": _text, "kind": _text, "at": _whole, "state": LogState, "card": _text, "scan_id": _text,
+    "reader_id": _text, "shoe_id": _text, "sent_at": _whole, "scan_failure": _text, "seq": _whole,
+    "out_of_sequence": _text, "use": _text, "round_id": _text, "hand": _text, "face_up": _flag, "reason": _text,
+    "blocked": _text, "taken_at": _whole, "resolved_at": _whole}
+"""Each field of an entry, and how its stored value is read (a value of another type is refused)."""
 
 
 # --- a wallet's records --------------------------------------------------------------------------

@@ -44,6 +44,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -84,7 +85,17 @@ from .keys import (
     watch_key,
     watch_pk,
 )
-from .records import BetRecord, BetStatus, Connection, LedgerEntry, Marker, RoundStatus, WalletBalance
+from .records import (
+    OUTCOME,
+    BetRecord,
+    BetStatus,
+    Connection,
+    LedgerEntry,
+    LogEntry,
+    Marker,
+    RoundStatus,
+    WalletBalance,
+)
 
 BET_RECORD_DAYS = 400
 """Bet records are kept at least 12 months (regulators ask for 12 on request): 400 days."""
@@ -522,11 +533,10 @@ def waiting_events(table_id: str) -> list[dict[str, Any]]:
                           ExpressionAttributeValues={":p": waiting_pk(table_id)}, ConsistentRead=True))
 
 
-def record_device_event(table_id: str, key: str, entry: dict[str, Any],
-                        seq: tuple[str, int] | None = None) -> int | None:
-    """Record ``entry`` of a table's device exactly once per ``key`` (a scan id, or the bus event's
-    id). Returns its log position, 0 when it waits for an earlier event of its reader, or None when
-    ``key`` was recorded before (a duplicate).
+def record_device_event(entry: LogEntry, seq: tuple[str, int] | None = None) -> int | None:
+    """Record ``entry`` of a table's device (not placed yet: its ``n`` is 0) exactly once per its
+    ``key`` (a scan id, or the bus event's id). Returns its log position, 0 when it waits for an
+    earlier event of its reader, or None when the key was recorded before (a duplicate).
 
     ``seq``: ``(reader, number)`` of a card reader's event. A reader numbers its events 1, 2, 3 …
     and the log takes them in that order, whatever order they arrive in: the next number goes into
@@ -534,24 +544,25 @@ def record_device_event(table_id: str, key: str, entry: dict[str, Any],
     with its once-only marker) until the numbers before it have come; a number already placed,
     under another key, goes into the log marked ``out_of_sequence`` (the dealing refuses it). An
     event without ``seq`` (the dealer console's) is appended as it arrives."""
-    name = settings().game_table
+    name, table_id = settings().game_table, entry.table_id
 
     def attempt() -> int | None:
         head = log_head(table_id)
         placed = dict(head.get("seqs") or {})
+        recorded = entry
         if seq is not None:
             reader, number = seq
             last = int(placed.get(reader, 0))
             if number > last + 1:
-                return _wait(table_id, key, entry, reader, number)
+                return _wait(entry, reader, number)
             if number <= last:
-                entry["out_of_sequence"] = f"reader {reader}'s event #{number} comes after its #{last}"
+                recorded = replace(entry, out_of_sequence=f"reader {reader}'s event #{number} comes after its #{last}")
             else:
                 placed[reader] = number
-        return _append(table_id, head, placed, [
+        return _append(head, placed, [
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**once_key(table_id, key), "n": int(head.get("count", 0)) + 1, "at": int(entry["at"]),
-                              "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}}], entry, key)
+                     "Item": {**once_key(table_id, entry.key), "n": int(head.get("count", 0)) + 1, "at": entry.at,
+                              "expires_at": entry.at // 1000 + ONCE_MARKER_DAYS * 86400}}}], recorded)
 
     n = until_it_wins(attempt, lost=_Moved, attempts=20,
                       busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
@@ -560,11 +571,10 @@ def record_device_event(table_id: str, key: str, entry: dict[str, Any],
     return n
 
 
-def _append(table_id: str, head: dict[str, Any], placed: dict[str, int], extra: list[dict[str, Any]],
-            entry: dict[str, Any], key: str) -> int | None:
+def _append(head: dict[str, Any], placed: dict[str, int], extra: list[dict[str, Any]], entry: LogEntry) -> int | None:
     """Append ``entry`` at the log's next position, on the head as read, with ``extra`` in the same
-    transaction; None when ``key``'s once-only marker was there first."""
-    name = settings().game_table
+    transaction; None when its key's once-only marker was there first."""
+    name, table_id = settings().game_table, entry.table_id
     before = int(head.get("count", 0))
     n = before + 1
     condition = ({"ConditionExpression": "attribute_not_exists(pk)"} if not head else
@@ -576,26 +586,27 @@ def _append(table_id: str, head: dict[str, Any], placed: dict[str, int], extra: 
     try:
         write([*extra,
                {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                        "Item": {**log_entry_key(table_id, n), **entry, "n": n, "key": key}}},
+                        "Item": replace(entry, n=n).item()}},
                {"Put": {"TableName": name, "Item": new_head, **condition}}])
     except Conflict:
-        if once_marker(table_id, key) is not None and not any("Delete" in op for op in extra):
+        if once_marker(table_id, entry.key) is not None and not any("Delete" in op for op in extra):
             return None
         raise _Moved from None  # another event of the table took position n first: the next one
     return n
 
 
-def _wait(table_id: str, key: str, entry: dict[str, Any], reader: str, number: int) -> int | None:
+def _wait(entry: LogEntry, reader: str, number: int) -> int | None:
     """Keep a reader's event that came before an earlier one of its reader, on condition that the
     earlier ones are still missing (else the caller reads the head again and appends it)."""
-    name = settings().game_table
+    name, table_id, key = settings().game_table, entry.table_id, entry.key
+    event = {k: v for k, v in entry.attributes().items() if k not in ("n", "key")}  # what it is, not where
     try:
         write([
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**once_key(table_id, key), "n": 0, "seq": number, "at": int(entry["at"]),
-                              "expires_at": int(entry["at"]) // 1000 + ONCE_MARKER_DAYS * 86400}}},
+                     "Item": {**once_key(table_id, key), "n": 0, "seq": number, "at": entry.at,
+                              "expires_at": entry.at // 1000 + ONCE_MARKER_DAYS * 86400}}},
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**waiting_key(table_id, reader, number), "entry": entry, "key": key}}},
+                     "Item": {**waiting_key(table_id, reader, number), "entry": event, "key": key}}},
             {"ConditionCheck": {"TableName": name, "Key": log_head_key(table_id),
                                 "ConditionExpression": "attribute_not_exists(pk) OR attribute_not_exists(seqs.#r) "
                                                        "OR seqs.#r < :before",
@@ -625,31 +636,40 @@ def _take_waiting(table_id: str, reader: str) -> None:
         placed[reader] = number
         n = int(head.get("count", 0)) + 1
         with contextlib.suppress(_Moved):  # another caller moved it, or the log moved: read it all again
-            _append(table_id, head, placed, [
+            _append(head, placed, [
                 {"Delete": {"TableName": name, "Key": waiting_key(table_id, reader, number),
                             "ConditionExpression": "attribute_exists(pk)"}},
                 {"Update": {"TableName": name, "Key": once_key(table_id, str(waiting["key"])),
                             "UpdateExpression": "SET n = :n", "ExpressionAttributeValues": {":n": n}}}],
-                plain(waiting["entry"]), str(waiting["key"]))
+                LogEntry.recorded(table_id, {**plain(waiting["entry"]), "n": 0, "key": str(waiting["key"])}))
 
 
-def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[dict[str, Any]]:
+def log_after(table_id: str, n: int, limit: int = LOG_BATCH) -> list[LogEntry]:
     """The device log's entries after position ``n``, in order (at most ``limit``)."""
     page = game_table().query(
         KeyConditionExpression="pk = :p AND sk BETWEEN :from AND :to", ConsistentRead=True, Limit=limit,
         ExpressionAttributeValues={":p": log_pk(table_id), ":from": log_entry_sk(n + 1), ":to": log_entry_sk(99999999)})
-    return [plain(item) for item in page.get("Items", [])]
+    return [LogEntry.from_item(plain(item)) for item in page.get("Items", [])]
 
 
-def log_entries(table_id: str) -> list[dict[str, Any]]:
+def log_entries(table_id: str) -> list[LogEntry]:
     """The whole device log of a table, in order."""
-    return list(query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :e)",
-                          ExpressionAttributeValues={":p": log_pk(table_id), ":e": LOG_ENTRY},
-                          ConsistentRead=True))
+    return [LogEntry.from_item(item) for item in query_all(
+        game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :e)",
+        ExpressionAttributeValues={":p": log_pk(table_id), ":e": LOG_ENTRY}, ConsistentRead=True)]
+
+
+def log_entry(table_id: str, n: int) -> LogEntry | None:
+    item = get(game_table(), log_entry_key(table_id, n))
+    return None if item is None else LogEntry.from_item(item)
 
 
 def log_entry_update(table_id: str, n: int, fields: dict[str, Any]) -> dict[str, Any]:
-    """The transaction item recording what became of entry ``n`` of a table's device log."""
+    """The transaction item recording what became of entry ``n`` of a table's device log (only
+    what :data:`~croupier.app.records.OUTCOME` names)."""
+    unknown = sorted(set(fields) - set(OUTCOME))
+    if unknown:
+        raise ValueError(f"a device-log entry's outcome has no {', '.join(unknown)}")
     names = {f"#f{i}": name for i, name in enumerate(fields)}
     values = {f":v{i}": value for i, value in enumerate(fields.values())}
     return {"Update": {"TableName": settings().game_table, "Key": log_entry_key(table_id, n),

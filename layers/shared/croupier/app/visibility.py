@@ -33,7 +33,7 @@ from typing import Any
 from ..games import engine_class
 from ..games.base import CardFor, RoundEngine
 from .identity import Identity
-from .records import REVEALED, TAKING_BETS
+from .records import REVEALED, TAKING_BETS, LogEntry, LogState
 
 HIDDEN = "??"
 STAFF_ROLES = ("operator", "dealer", "supervisor")
@@ -91,26 +91,26 @@ RoundLookup = Callable[[str | None], tuple[dict[str, Any] | None, RoundEngine | 
 """A round id (or None) -> the round and its engine (None, None when there is none)."""
 
 
-def log_card(entry: dict[str, Any], lookup: RoundLookup, current_round: str | None) -> str:
+def log_card(entry: LogEntry, lookup: RoundLookup, current_round: str | None) -> str:
     """The card of a device-log entry as every role sees it (see the module's rules).
     ``current_round``: the table's round now, for entries that name none."""
-    card = str(entry["card"])
-    state, use = entry.get("state"), entry.get("use")
+    card = str(entry.card)
+    state, use = entry.state, entry.use
     if use == "burned":
         return HIDDEN
-    if state == "taken" and use == "round":
-        if entry.get("face_up") is True:
+    if state == LogState.TAKEN and use == "round":
+        if entry.face_up is True:
             return card
-        if entry.get("face_up") is False and entry.get("round_id"):
-            rnd, engine = lookup(str(entry["round_id"]))
+        if entry.face_up is False and entry.round_id:
+            rnd, engine = lookup(entry.round_id)
             if rnd is not None and engine is not None and not cards_hidden(rnd, engine):
                 return card
         return HIDDEN
-    if state == "taken":
+    if state == LogState.TAKEN:
         return card if use == "burn-indicator" else HIDDEN  # the burn's first card is shown by the rules
-    if state == "pending" and not entry.get("blocked"):
+    if state == LogState.PENDING and not entry.blocked:
         return HIDDEN  # not placed yet: it may become a face-down card
-    round_id = entry.get("round_id") or current_round
+    round_id = entry.round_id or current_round
     rnd, engine = lookup(round_id)
     if round_id and rnd is None:
         return HIDDEN  # its round cannot be read: unsure, so hidden
@@ -135,10 +135,10 @@ def round_lookup() -> RoundLookup:
     return lookup
 
 
-def log_entry(entry: dict[str, Any], lookup: RoundLookup, current_round: str | None) -> dict[str, Any]:
-    """A device-log entry as the staff reads it (only the staff read the log): without its keys,
-    its card as :func:`log_card` says."""
-    shown = {k: v for k, v in entry.items() if k not in ("pk", "sk", "key")}
+def log_entry(entry: LogEntry, lookup: RoundLookup, current_round: str | None) -> dict[str, Any]:
+    """A device-log entry as the staff reads it (only the staff read the log): its
+    :meth:`~croupier.app.records.LogEntry.view`, its card as :func:`log_card` says."""
+    shown = entry.view()
     if "card" in shown:
         shown["card"] = log_card(entry, lookup, current_round)
     return shown

@@ -27,12 +27,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..app.events import CONSOLE, READER, BurnDone, CardScanned, CutCard, ScanFailed, ShoeShuffled
+from ..app.records import LogEntry, LogState
 from ..errors import CroupierError
 from ..rules import describe_validation_error
 
 PACE = 0.35
 """Seconds between two scans when the command does not wait for each (a dealer's pace)."""
-DONE_BADLY = ("refused", "not-taken")
+DONE_BADLY = (LogState.REFUSED, LogState.NOT_TAKEN)
 
 
 class DeviceError(CroupierError):
@@ -102,20 +103,20 @@ def _validated(model: type[BaseModel], detail: dict[str, Any]) -> dict[str, Any]
         raise DeviceError(describe_validation_error(exc), reason="bad-event") from None
 
 
-def _describe(entry: dict[str, Any]) -> str:
-    what = entry["kind"] + (f" {entry['card']}" if entry.get("card") else "")
-    state = str(entry.get("state"))
-    if entry.get("blocked"):
-        return f"#{entry['n']} {what}: blocked its round, which is paused: {entry['blocked']}"
+def _describe(entry: LogEntry) -> str:
+    what = entry.kind + (f" {entry.card}" if entry.card else "")
+    state = entry.state
+    if entry.blocked:
+        return f"#{entry.n} {what}: blocked its round, which is paused: {entry.blocked}"
     if state in DONE_BADLY:
-        return f"#{entry['n']} {what}: {state}: {entry.get('reason', '')}"
-    if state == "taken" and entry.get("use") == "round":
-        return f"#{entry['n']} {what}: taken by round {entry['round_id']}, {entry['hand']}"
-    if state == "taken":
-        return f"#{entry['n']} {what}: taken ({entry.get('use')}, shoe {entry.get('shoe_id')})"
-    if state == "pending":
-        return f"#{entry['n']} {what}: recorded, waiting for the table (betting closing, or a paused round)"
-    return f"#{entry['n']} {what}: {state}"
+        return f"#{entry.n} {what}: {state}: {entry.reason or ''}"
+    if state == LogState.TAKEN and entry.use == "round":
+        return f"#{entry.n} {what}: taken by round {entry.round_id}, {entry.hand}"
+    if state == LogState.TAKEN:
+        return f"#{entry.n} {what}: taken ({entry.use}, shoe {entry.shoe_id})"
+    if state == LogState.PENDING:
+        return f"#{entry.n} {what}: recorded, waiting for the table (betting closing, or a paused round)"
+    return f"#{entry.n} {what}: {state}"
 
 
 def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bool]:
@@ -124,12 +125,13 @@ def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bo
     from ..app import keys
 
     deadline = time.monotonic() + wait
-    entry: dict[str, Any] | None = None
+    entry: LogEntry | None = None
     while True:
         marker = target.read(keys.once_key(table_id, once))
         if marker is not None:
-            entry = target.read(keys.log_entry_key(table_id, int(marker["n"])))
-            if entry is not None and (entry.get("state") != "pending" or entry.get("blocked")):
+            item = target.read(keys.log_entry_key(table_id, int(marker["n"])))
+            entry = None if item is None else LogEntry.from_item(item)
+            if entry is not None and (entry.state != LogState.PENDING or entry.blocked):
                 break
         if time.monotonic() > deadline:
             break
@@ -140,7 +142,7 @@ def fate(target: Target, table_id: str, once: str, wait: float) -> tuple[str, bo
     if entry is None:
         return (f"not in table {table_id}'s device log after {wait:.0f} s: the dealing function refused it "
                 "(an unknown table, a reader not registered for it) or is behind", False)
-    ok = str(entry.get("state")) not in DONE_BADLY and not entry.get("blocked")
+    ok = entry.state not in DONE_BADLY and not entry.blocked
     return _describe(entry), ok
 
 
