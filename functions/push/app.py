@@ -11,7 +11,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from croupier.app import alerts, push, tracing
+from croupier.app import alerts, push, records, tracing
 
 logger = Logger()
 tracer = tracing.tracer()
@@ -53,7 +53,7 @@ class Delivery(BaseModel):
 
 def handle(record: SQSRecord) -> dict[str, Any]:
     delivery = Delivery.model_validate(json.loads(record.body))
-    to = None if delivery.to is None else [w.model_dump(exclude_none=True) for w in delivery.to]
+    to = None if delivery.to is None else [records.Watcher.from_item(w.model_dump()) for w in delivery.to]
     outcome = push.deliver(delivery.table_id, delivery.watched, delivery.slot, delivery.events, delivery.id, to)
     if outcome["gone"]:
         alerts.count("ScreensGone", outcome["gone"])

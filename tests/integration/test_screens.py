@@ -273,7 +273,7 @@ def test_a_dead_connection_is_removed_when_a_push_finds_it_gone(h: Harness) -> N
         return int(item.get(f"slot{slot:03d}", 0))
 
     before = count()
-    watched_before = {w["connection_id"] for w in push.watchers(table.table_id, slot)}
+    watched_before = {w.connection_id for w in push.watchers(table.table_id, slot)}
     assert dead.connection_id in watched_before and before == len(watched_before)
     h.stack.screens.lose(dead.connection_id)  # no $disconnect: the network just went away
     assert store.get(store.game_table(), {"pk": f"CONN#{dead.connection_id}", "sk": "META"}) is not None
@@ -284,7 +284,7 @@ def test_a_dead_connection_is_removed_when_a_push_finds_it_gone(h: Harness) -> N
                       is None, timeout=30)
     # its watch is gone and its slot's count with it (screens opened meanwhile may share the slot:
     # the count is the slot's watches, whoever they are)
-    watching = [w["connection_id"] for w in push.watchers(table.table_id, slot)]
+    watching = [w.connection_id for w in push.watchers(table.table_id, slot)]
     assert dead.connection_id not in watching and count() == len(watching)
     assert store.get(store.game_table(), {"pk": f"WATCH#{table.table_id}",
                                           "sk": f"{slot:03d}#{dead.connection_id}"}) is None

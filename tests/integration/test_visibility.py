@@ -304,7 +304,7 @@ def _slot_count(table_id: str, slot: int) -> int:
 def _watching(table_id: str, slot: int, connection_id: str) -> tuple[int, bool]:
     """How many watch one slot of the table, by its items, and whether the connection is one."""
     items = list(push.watchers(table_id, slot))
-    return len(items), any(item["connection_id"] == connection_id for item in items)
+    return len(items), any(item.connection_id == connection_id for item in items)
 
 
 def _watches(table_id: str, connection_id: str) -> bool:

@@ -70,13 +70,13 @@ def test_the_applications_times_are_the_clocks() -> None:
         stamped = store.now_ms()
         token = identity.issue_local_token("s" * 32, "p1", "player", ttl=60)
         claims = identity.verify_local_token("s" * 32, token)
-        item = {"expires_at": 1_800_000_030}
+        until = 1_800_000_030
         # THEN every time is the clock's: the stamp, the token's expiry, a connection's expiry
         assert stamped == 1_800_000_000_000
         assert claims["exp"] == 1_800_000_060
-        assert not push.token_expired(item)
+        assert not push.token_expired(until)
         virtual.advance(31)
-        assert push.token_expired(item)
+        assert push.token_expired(until)
         virtual.advance(30)  # the token's 60 s are over on the clock, if not on the machine's
         with pytest.raises(Unauthorized, match="expired"):
             identity.verify_local_token("s" * 32, token)

@@ -11,6 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from croupier.app.push import sees, shown
+from croupier.app.records import Watcher
 from croupier.cli import main
 from croupier.domain_events import SCHEMA_VERSION, json_schema, validated
 
@@ -42,14 +43,18 @@ def test_an_event_outside_the_schema_is_refused() -> None:
         validated({**DECISION, "seq": -1})
 
 
+def _watcher(role: str, subject: str, table: str | None = None) -> Watcher:
+    return Watcher(f"c-{subject}", subject, role, table=table)
+
+
 @pytest.mark.parametrize(("watcher", "sees_it", "gets_player"), [
-    ({"role": "supervisor", "subject": "s"}, True, True),
-    ({"role": "dealer", "subject": "c", "table": "bj-1"}, True, True),
-    ({"role": "dealer", "subject": "c", "table": "bj-2"}, True, False),
-    ({"role": "player", "subject": "eli"}, True, False),
-    ({"role": "player", "subject": "ana"}, True, False),
+    (_watcher("supervisor", "s"), True, True),
+    (_watcher("dealer", "c", "bj-1"), True, True),
+    (_watcher("dealer", "c", "bj-2"), True, False),
+    (_watcher("player", "eli"), True, False),
+    (_watcher("player", "ana"), True, False),
 ])
-def test_staff_fields_reach_only_the_tables_staff(watcher: dict[str, str], sees_it: bool, gets_player: bool) -> None:
+def test_staff_fields_reach_only_the_tables_staff(watcher: Watcher, sees_it: bool, gets_player: bool) -> None:
     assert sees(DECISION, watcher) is sees_it
     out = shown(DECISION, watcher)
     assert ("player" in out) is gets_player and "staff_fields" not in out
@@ -58,10 +63,10 @@ def test_staff_fields_reach_only_the_tables_staff(watcher: dict[str, str], sees_
 def test_a_players_bet_reaches_that_player_only_and_the_device_log_only_the_staff() -> None:
     bet = {"type": "bet-settled", "table_id": "bac-1", "audience": "player", "player": "ana"}
     log = {"type": "device-event", "table_id": "bac-1", "audience": "staff"}
-    assert sees(bet, {"role": "player", "subject": "ana"})
-    assert not sees(bet, {"role": "player", "subject": "ben"})
-    assert not sees(bet, {"role": "supervisor", "subject": "ana"})
-    assert sees(log, {"role": "dealer", "subject": "c", "table": "bac-1"})
-    assert not sees(log, {"role": "dealer", "subject": "c", "table": "bac-2"})
-    assert not sees(log, {"role": "player", "subject": "ana"})
-    assert sees(log, {"role": "operator", "subject": "o"})
+    assert sees(bet, _watcher("player", "ana"))
+    assert not sees(bet, _watcher("player", "ben"))
+    assert not sees(bet, _watcher("supervisor", "ana"))
+    assert sees(log, _watcher("dealer", "c", "bac-1"))
+    assert not sees(log, _watcher("dealer", "c", "bac-2"))
+    assert not sees(log, _watcher("player", "ana"))
+    assert sees(log, _watcher("operator", "o"))

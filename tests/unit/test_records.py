@@ -31,6 +31,7 @@ from croupier.app.records import (
     Marker,
     RoundStatus,
     WalletBalance,
+    Watcher,
 )
 from croupier.games.base import Bet
 
@@ -229,3 +230,21 @@ def test_a_connection_made_before_slots_were_filled_in_order_keeps_its_hashs_slo
     assert (read.slot_at, read.slots, read.token_expires_at, read.account_kind) == (None, 5, 1_800_007_200, "real")
     assert push.slot_at(read, "bac-1") == push.slot_of("c-2", 5)
     assert "slot_at" not in read.item() and Connection.from_item({**old, "slots": None}).slots is None
+
+
+def test_a_watcher_is_what_watch_items_held_before_it_had_a_type() -> None:
+    # GIVEN a player's screen watching a table
+    watcher = Watcher("c-1", "ana", "player", "real", None, 1_800_007_200, 1_800_003_600)
+    # THEN its watch item holds what it held before, the table it is staff of included (none)
+    assert watcher.attributes() == {"connection_id": "c-1", "subject": "ana", "role": "player",
+                                    "account_kind": "real", "table": None, "expires_at": 1_800_007_200,
+                                    "token_expires_at": 1_800_003_600}
+    item = {"pk": "WATCH#bac-1", "sk": "002#c-1", **watcher.attributes()}
+    assert Watcher.from_item(boto3_read(item)) == watcher  # type: ignore[arg-type]
+    assert watcher.token_until == 1_800_003_600
+    # and a push message's watcher that says less: our own account, its token as long as its connection
+    named = Watcher.from_item({"connection_id": "c-2", "subject": "sup", "role": "supervisor", "account_kind": None,
+                               "expires_at": 1_800_007_200})
+    assert (named.account_kind, named.table, named.token_until) == ("real", None, 1_800_007_200)
+    assert Watcher("c-3", "x", "player").token_until is None
+

@@ -44,7 +44,7 @@ import contextvars
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -56,7 +56,7 @@ from .aws import boto3
 from .config import settings
 from .errors import Forbidden, StateConflict, Unauthorized
 from .identity import Identity
-from .records import Connection
+from .records import Connection, Watcher
 
 SLOTS_DEFAULT = 8
 CONNECTION_HOURS = 2
@@ -139,12 +139,9 @@ def connect(connection_id: str, who: Identity, token_expires_at: int | None = No
                                     connected_at=store.now_ms()))
 
 
-def token_expired(item: Mapping[str, Any] | Connection, now: float | None = None) -> bool:
-    """Has the token of a connection (or of its watch item) expired? An item that names no
-    token expiry lives as long as the connection (``expires_at``)."""
-    until = item.token_expires_at if isinstance(item, Connection) else \
-        item.get("token_expires_at", item.get("expires_at"))
-    return until is not None and int(until) <= int(now if now is not None else clock.now_s())
+def token_expired(until: int | None, now: float | None = None) -> bool:
+    """Has a token that expires at ``until`` (seconds since the epoch; None: never said) expired?"""
+    return until is not None and until <= int(now if now is not None else clock.now_s())
 
 
 def reauthenticate(connection_id: str, who: Identity, token_expires_at: int) -> int:
@@ -191,7 +188,7 @@ def identity_of(connection: Connection) -> Identity:
 def live_connection(connection_id: str) -> Connection:
     """The connection, if its token has not expired (else it is closed, and 401)."""
     connection = _connection(connection_id)
-    if token_expired(connection):
+    if token_expired(connection.token_expires_at):
         close(connection_id, {"type": "error", "reason": "expired-token",
                               "message": "the token has expired: connect again with a fresh one"})
         raise Unauthorized("the token has expired: connect again with a fresh one", reason="expired-token")
@@ -241,9 +238,8 @@ def _watch(connection: Connection, who: Identity, table: str) -> None:
     connection_id = connection.connection_id
     slots = connection.slots or settings().push_slots
     in_order = connection.slot_at is not None  # else a connection made before slots were filled in order
-    watcher = {"connection_id": connection_id, "subject": who.subject, "role": who.role,
-               "account_kind": who.account_kind, "table": who.table, "expires_at": connection.expires_at,
-               "token_expires_at": connection.token_expires_at}
+    watcher = Watcher(connection_id, who.subject, who.role, who.account_kind, who.table, connection.expires_at,
+                      connection.token_expires_at)
     for attempt in range(slots + 1):
         slot, below = _slot_to_join(table, slots) if in_order else (slot_of(connection_id, slots), None)
         if attempt == slots:  # the slots filled as fast as they were chosen: the least filled, no limit
@@ -306,12 +302,12 @@ def send(connection_id: str, message: dict[str, Any]) -> bool:
 # --- the fan-out -----------------------------------------------------------------------------
 
 
-def sees(event: dict[str, Any], watcher: dict[str, Any]) -> bool:
+def sees(event: dict[str, Any], watcher: Watcher) -> bool:
     """Whether a watcher (a connection's role, subject and table) may receive the event."""
     return visibility.may_receive(event, visibility.watcher_identity(watcher))
 
 
-def shown(event: dict[str, Any], watcher: dict[str, Any]) -> dict[str, Any]:
+def shown(event: dict[str, Any], watcher: Watcher) -> dict[str, Any]:
     """The event as the watcher receives it (:func:`croupier.app.visibility.event_for`)."""
     return visibility.event_for(event, visibility.watcher_identity(watcher))
 
@@ -328,7 +324,6 @@ def message_id(source: str | None) -> str:
 
 TARGETED_PER_MESSAGE = 100
 """Watchers named in one targeted message (each a few hundred bytes: far below SQS's 256 KB)."""
-WATCHER_FIELDS = ("connection_id", "subject", "role", "account_kind", "table", "expires_at", "token_expires_at")
 
 
 def audience_of(events: list[dict[str, Any]]) -> tuple[str, str] | None:
@@ -342,14 +337,14 @@ def audience_of(events: list[dict[str, Any]]) -> tuple[str, str] | None:
     return targets.pop()
 
 
-def audience_watchers(watched: str, audience: tuple[str, str]) -> list[dict[str, Any]]:
+def audience_watchers(watched: str, audience: tuple[str, str]) -> list[Watcher]:
     """The watchers of ``watched`` (a table, or every table) whom events for ``audience`` reach."""
     kind, subject = audience
     if kind == "player" and watched == EVERY_TABLE:
         return []  # only staff watch every table
     prefix = keys.STAFF if kind == "staff" else keys.player_watch(subject)
-    items = store.watches(watched, prefix, consistent=True)  # as the slot counts are read: a watch just made counts
-    return [{k: item[k] for k in WATCHER_FIELDS if k in item} for item in items]
+    # read as the slot counts are read: a watch just made counts
+    return list(store.watches(watched, prefix, consistent=True))
 
 
 def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None) -> int:
@@ -368,7 +363,8 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
         if audience is not None:
             reached = audience_watchers(watched, audience)
             group = f"{watched}:{audience[0]}" + (f":{audience[1]}" if audience[1] else "")
-            entries.extend((group, {"watched": watched, "to": reached[i:i + TARGETED_PER_MESSAGE]})
+            entries.extend((group, {"watched": watched,
+                                    "to": [w.attributes() for w in reached[i:i + TARGETED_PER_MESSAGE]]})
                            for i in range(0, len(reached), TARGETED_PER_MESSAGE))
             continue
         counts = store.get(store.game_table(), keys.slots_key(watched)) or {}
@@ -383,32 +379,32 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
     return len(entries)
 
 
-def watchers(table: str, slot: int) -> Iterable[dict[str, Any]]:
+def watchers(table: str, slot: int) -> Iterable[Watcher]:
     return store.watches(table, keys.watch_slot(slot))
 
 
 def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str, Any]], message_id: str,
-            to: Sequence[dict[str, Any]] | None = None) -> dict[str, int]:
+            to: Sequence[Watcher] | None = None) -> dict[str, int]:
     """Post a table's events to the watchers ``to`` (a targeted message names them), or else to
     one slot's watchers (read from the store); each receives only what it may see, in parallel,
     as the message ``message_id`` (the same id each time these events are delivered again)."""
     now = clock.current().time()
 
-    def one(watcher: dict[str, Any]) -> str:
-        if token_expired(watcher, now):  # its token ran out: nothing more for it, and it is closed
-            close(watcher["connection_id"], {"type": "error", "reason": "expired-token",
+    def one(watcher: Watcher) -> str:
+        if token_expired(watcher.token_until, now):  # its token ran out: nothing more for it, and it is closed
+            close(watcher.connection_id, {"type": "error", "reason": "expired-token",
                                              "message": "the token has expired: connect again with a fresh one"})
             return "expired"
         mine = [shown(e, watcher) for e in events if sees(e, watcher)]
         if not mine:
             return "none"
         try:
-            return "sent" if send(watcher["connection_id"], {"id": message_id, "events": mine}) else "gone"
+            return "sent" if send(watcher.connection_id, {"id": message_id, "events": mine}) else "gone"
         except ClientError:
             return "failed"  # a screen that cannot take it now: it resyncs from the round's seq
 
     if to is not None:
-        reached: Iterable[dict[str, Any]] = to
+        reached: Iterable[Watcher] = to
     elif slot is not None:
         reached = watchers(watched, slot)
     else:

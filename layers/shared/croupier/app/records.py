@@ -1,6 +1,6 @@
-"""The stored records' vocabulary: the statuses a round and a bet go through, a wallet's records
-as typed values (its balance, its ledger entries, its once-only markers), and a screen's
-connection.
+"""The stored records' vocabulary: the statuses a round, a bet and a device-log entry go through;
+a bet, a device-log entry, a wallet's records (its balance, its ledger entries, its once-only
+markers), a screen's connection and a table's watcher as typed values.
 
 Values are the strings stored in DynamoDB and shown by the API (a :class:`~enum.StrEnum` member is
 its string), so items written before these names existed read the same.
@@ -8,11 +8,11 @@ its string), so items written before these names existed read the same.
 A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` → ``settling`` →
 ``settled``; or, from betting, closing or playing, ``voiding`` → ``voided`` (every bet refunded).
 
-A bet, a wallet's records (``WalletTable``) and a connection (``GameTable``; keys from
-:mod:`croupier.app.keys`) are read with ``from_item`` and written with ``item()``: the item is
-the same, attribute for attribute, as the one written before these types existed. Reading checks
-types, never sums: a ledger entry that does not add up, a bet whose payout is wrong, are read as
-they are, for the audit to report.
+The typed records (keys from :mod:`croupier.app.keys`) are read with ``from_item`` and written
+with ``item()`` (a watcher: ``attributes()``, beside its keys): the item is the same, attribute
+for attribute, as the one written before these types existed. Reading checks types, never sums:
+a ledger entry that does not add up, a bet whose payout is wrong, are read as they are, for the
+audit to report.
 """
 
 from __future__ import annotations
@@ -437,3 +437,41 @@ class Connection:
         if self.connected_at is not None:
             out["connected_at"] = self.connected_at
         return {**out, "expires_at": self.expires_at, "token_expires_at": self.token_expires_at}
+
+
+@dataclass(frozen=True)
+class Watcher:
+    """A screen watching a table, as its watch items keep it (``WATCH#{table}`` / ``{slot:03d}#
+    {connection}``, and its audience's: ``P#{player}#{connection}``, ``S#{connection}``) and as a
+    targeted push message names it: its connection, who it is (its token's subject, role, account
+    kind and table), until when the connection lives and until when its token does (None: as long
+    as the connection)."""
+
+    connection_id: str
+    subject: str
+    role: str
+    account_kind: str = "real"
+    table: str | None = None
+    expires_at: int | None = None
+    token_expires_at: int | None = None
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Watcher:
+        """A watcher from a watch item, or from what a push message says of it (other attributes,
+        the item's keys among them, are not the watcher's)."""
+        expires, token = item.get("expires_at"), item.get("token_expires_at")
+        return cls(connection_id=str(item["connection_id"]), subject=str(item["subject"]), role=str(item["role"]),
+                   account_kind=str(item.get("account_kind") or "real"), table=item.get("table") or None,
+                   expires_at=None if expires is None else int(expires),
+                   token_expires_at=None if token is None else int(token))
+
+    def attributes(self) -> dict[str, Any]:
+        """What a watch item holds besides its keys (and a push message says of the watcher)."""
+        return {"connection_id": self.connection_id, "subject": self.subject, "role": self.role,
+                "account_kind": self.account_kind, "table": self.table, "expires_at": self.expires_at,
+                "token_expires_at": self.token_expires_at}
+
+    @property
+    def token_until(self) -> int | None:
+        """When its token expires, seconds since the epoch (None: never said)."""
+        return self.token_expires_at if self.token_expires_at is not None else self.expires_at

@@ -95,6 +95,7 @@ from .records import (
     Marker,
     RoundStatus,
     WalletBalance,
+    Watcher,
 )
 
 BET_RECORD_DAYS = 400
@@ -980,13 +981,13 @@ def count_message(connection_id: str, second: int, most: int) -> bool:
     return True
 
 
-def watch_ops(table: str, slot: int, room: int | None, watcher: dict[str, Any], audience: Sequence[dict[str, str]],
+def watch_ops(table: str, slot: int, room: int | None, watcher: Watcher, audience: Sequence[dict[str, str]],
               *, most_tables: int, slot_name: str, in_order: bool) -> list[dict[str, Any]]:
     """The transaction adding a table to a connection's watches: the watch (new), its audience's
     items, one more in its slot's count (if the slot has fewer than ``room``: None, no limit) and
     the table on the connection's list (and the slot it joined, ``in_order``), only if the
     connection is there, does not list the table yet and lists fewer than ``most_tables``."""
-    name, connection_id = settings().game_table, str(watcher["connection_id"])
+    name, connection_id = settings().game_table, watcher.connection_id
     count: dict[str, Any] = {"TableName": name, "Key": slots_key(table), "UpdateExpression": "ADD #s :one",
                              "ExpressionAttributeNames": {"#s": slot_name}, "ExpressionAttributeValues": {":one": 1}}
     if room is not None:
@@ -1000,8 +1001,8 @@ def watch_ops(table: str, slot: int, room: int | None, watcher: dict[str, Any], 
                                       **({":slot": slot} if in_order else {})},
         **({"ExpressionAttributeNames": {"#t": table}} if in_order else {})}
     return [{"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
-                     "Item": {**watch_key(table, slot, connection_id), **watcher}}},
-            *({"Put": {"TableName": name, "Item": {**key, **watcher}}} for key in audience),
+                     "Item": {**watch_key(table, slot, connection_id), **watcher.attributes()}}},
+            *({"Put": {"TableName": name, "Item": {**key, **watcher.attributes()}}} for key in audience),
             {"Update": count}, {"Update": listed}]
 
 
@@ -1030,9 +1031,9 @@ def set_watched(connection_id: str, tables: list[str], slot_at: dict[str, int] |
         ExpressionAttributeValues={":t": tables, **({":j": slot_at} if slot_at is not None else {})})
 
 
-def watches(watched: str, prefix: str, *, consistent: bool = False) -> Iterator[dict[str, Any]]:
-    """The watch items of ``watched`` (a table, or every table) whose sort key begins with
-    ``prefix`` (a slot's, the staff's, one player's)."""
-    return query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
-                     ExpressionAttributeValues={":p": watch_pk(watched), ":s": prefix},
-                     **({"ConsistentRead": True} if consistent else {}))
+def watches(watched: str, prefix: str, *, consistent: bool = False) -> Iterator[Watcher]:
+    """The watchers of ``watched`` (a table, or every table) whose watch items' sort keys begin
+    with ``prefix`` (a slot's, the staff's, one player's)."""
+    return map(Watcher.from_item, query_all(game_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :s)",
+                                            ExpressionAttributeValues={":p": watch_pk(watched), ":s": prefix},
+                                            **({"ConsistentRead": True} if consistent else {})))

@@ -33,7 +33,7 @@ from typing import Any
 from ..games import engine_class
 from ..games.base import CardFor, RoundEngine
 from .identity import Identity
-from .records import REVEALED, TAKING_BETS, LogEntry, LogState
+from .records import REVEALED, TAKING_BETS, LogEntry, LogState, Watcher
 
 HIDDEN = "??"
 STAFF_ROLES = ("operator", "dealer", "supervisor")
@@ -52,10 +52,9 @@ def staff_of(who: Identity, table_id: str | None) -> bool:
     return who.role == "dealer" and table_id is not None and who.table == table_id
 
 
-def watcher_identity(watcher: dict[str, Any]) -> Identity:
-    """The identity a connection's watch item (or connection item) carries."""
-    return Identity(str(watcher.get("subject") or ""), str(watcher.get("role") or ""),
-                    str(watcher.get("account_kind") or "real"), watcher.get("table") or None)
+def watcher_identity(watcher: Watcher) -> Identity:
+    """The identity a table's watcher carries (its connection's)."""
+    return Identity(watcher.subject, watcher.role, watcher.account_kind, watcher.table)
 
 
 # --- cards -----------------------------------------------------------------------------------
