@@ -88,7 +88,7 @@ BET_VIEW = ("bet_id", "type", "seat", "mode", "amount", "taken", "status", "resu
 
 @dataclass(frozen=True)
 class BetRecord:
-    """``ROUND#{round}#S{shard}`` / ``BET#{bet}``: one bet of a round. What was bet (the rules
+    """``ROUND#{round}#SHARD#{shard:03d}`` / ``BET#{bet}``: one bet of a round. What was bet (the rules
     core's :class:`~croupier.games.base.Bet`), at which table and game, in which of the round's
     shards; the money it took (``taken``: its stake and every extra stake since: a double, a split,
     insurance, a follow), its status and, once closed, its result and when. A bet taken by an
@@ -165,8 +165,8 @@ class BetRecord:
 
     def view(self) -> dict[str, Any]:
         """The bet as its player and the screens see it (:data:`BET_VIEW`)."""
-        fields = {**bet_to_item(self.bet), "taken": self.taken, "status": self.status, "result": self.result}
-        return {name: fields[name] for name in BET_VIEW if fields.get(name) is not None}
+        known = {**bet_to_item(self.bet), "taken": self.taken, "status": self.status, "result": self.result}
+        return {name: known[name] for name in BET_VIEW if known.get(name) is not None}
 
 
 _BET_ATTRIBUTES = frozenset({"pk", "sk", "bet_id", "player", "type", "amount", "seat", "mode", "round_id", "table_id",
