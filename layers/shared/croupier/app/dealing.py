@@ -194,7 +194,7 @@ def _tell(table_id: str, step: _Pass) -> None:
             alerts.round_paused(step.rnd, why, step.rnd.get("blocked"))
         elif what == "not-taken" and entry is not None:
             alerts.card_not_taken(table_id, entry, why, step.rnd["round_id"] if step.rnd else None)
-        elif entry is not None:
+        elif what == "refused" and entry is not None:
             alerts.device_event_refused(table_id, entry, why)
 
 
