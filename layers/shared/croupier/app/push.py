@@ -393,7 +393,7 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
     def one(watcher: Watcher) -> str:
         if token_expired(watcher.token_until, now):  # its token ran out: nothing more for it, and it is closed
             close(watcher.connection_id, {"type": "error", "reason": "expired-token",
-                                             "message": "the token has expired: connect again with a fresh one"})
+                                          "message": "the token has expired: connect again with a fresh one"})
             return "expired"
         mine = [shown(e, watcher) for e in events if sees(e, watcher)]
         if not mine:
