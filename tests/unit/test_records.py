@@ -3,8 +3,8 @@ response model that shows a round's or a bet's status lists exactly the enum's v
 status groups the application decides by are made of them. A bet's, a device-log entry's and a
 wallet's typed records write the items written before they had types, read them back as they were
 written (boto3's numbers included), and keep what they do not know without showing it (the ledger
-says nothing it does not know); a screen's connection likewise, one made before slots were filled
-in order included."""
+says nothing it does not know); a screen's connection and a table's watcher likewise, a connection
+made before slots were filled in order included."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ SEAT_BET = BetRecord(round_id="r-1", shard=3, bet=Bet("b-1", "ana", "seat", 1_00
 
 
 def test_a_bet_is_the_item_written_before_it_had_a_type() -> None:
-    # GIVEN a blackjack seat bet of ours, open, and the same bet taken by an operator's wallet
+    # GIVEN a blackjack seat bet of ours, open, and a baccarat bet taken by an operator's wallet
     # THEN each writes the item bets were written as, the player's index keys included
     assert SEAT_BET.item() == {
         "pk": "ROUND#r-1#SHARD#003", "sk": "BET#b-1", "bet_id": "b-1", "player": "ana", "type": "seat",
