@@ -128,13 +128,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 final = demo.round(table, bets, per_round_burn=burn)
                 waits = sorted(instruments.waits[final["round_id"]])
                 for entry in store.log_entries(table.table_id):
-                    if entry.get("round_id") != final["round_id"] or entry.get("use") != "round":
+                    if entry.round_id != final["round_id"] or entry.use != "round" or entry.taken_at is None:
                         continue
-                    sent = instruments.sent.get(str(entry.get("scan_id")))
+                    sent = instruments.sent.get(str(entry.scan_id))
                     if sent is None:
                         continue
-                    applied.append(int(entry["taken_at"]) / 1000 - sent)
-                    later = [w for w in waits if w >= int(entry["taken_at"]) / 1000]
+                    applied.append(entry.taken_at / 1000 - sent)
+                    later = [w for w in waits if w >= entry.taken_at / 1000]
                     if later:
                         to_wait.append(later[0] - sent)
         per_card = [calls for calls in instruments.calls if calls]

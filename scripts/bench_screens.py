@@ -160,9 +160,9 @@ def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[i
                 walls.append(time.perf_counter() - opened)
                 rid = final["round_id"]
                 for entry in store.log_entries(table.table_id):
-                    sent = instruments.sent.get(str(entry.get("scan_id")))
-                    if entry.get("round_id") == rid and entry.get("use") == "round" and sent is not None:
-                        applied.append(int(entry["taken_at"]) / 1000 - sent)
+                    sent = instruments.sent.get(str(entry.scan_id))
+                    if entry.round_id == rid and entry.use == "round" and sent is not None and entry.taken_at:
+                        applied.append(entry.taken_at / 1000 - sent)
                 if child is not None:
                     finished = int(store.get(store.game_table(), store.round_key(rid))["finished_at"]) / 1000
                     deadline = time.monotonic() + 180
