@@ -57,7 +57,7 @@ class Instruments:
         self.sent: dict[str, float] = {}
         self.calls: list[list[str]] = []
         self._current = threading.local()
-        register, send, call = steps.register_wait, TableDevices.send, BaseClient._make_api_call
+        register, send, call = steps.register_wait, TableDevices.send, BaseClient._make_api_call  # type: ignore[attr-defined]
         instruments = self
 
         def register_wait(round_id: str, version: int, token: str) -> dict[str, Any]:
@@ -77,14 +77,15 @@ class Instruments:
                 calls.append(f"{client.meta.service_model.endpoint_prefix}:{operation}")
             return call(client, operation, params)
 
-        steps.register_wait = register_wait  # type: ignore[assignment]
-        TableDevices.send = timed_send  # type: ignore[method-assign]
-        BaseClient._make_api_call = counted  # type: ignore[method-assign]
+        steps.register_wait = register_wait
+        TableDevices.send = timed_send  # type: ignore[method-assign, assignment]
+        BaseClient._make_api_call = counted  # type: ignore[attr-defined]
         name = stack.function_names["DealingFunction"]
         handler = stack.handlers[name]
 
         def dealing(event: dict[str, Any], context: Any) -> Any:
-            instruments._current.calls = calls = []
+            calls: list[str] = []
+            instruments._current.calls = calls
             try:
                 return handler(event, context)
             finally:
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     sequence = ["events:PutEvents", "hop:eventbridge-to-sqs", "hop:sqs-to-lambda",
                 *[c for c in typical if not c.startswith("states:")]]
     ready_ms = sum(AWS_MS.get(step, 10) for step in sequence)
-    out = {
+    out: dict[str, Any] = {
         "cards": len(applied),
         "scan_to_applied_ms": {"median": 1000 * statistics.median(applied), "p99": 1000 * percentile(applied, 0.99)},
         "scan_to_next_wait_ms": {"median": 1000 * statistics.median(to_wait), "p99": 1000 * percentile(to_wait, 0.99)},

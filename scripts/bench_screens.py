@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[int]) -> dict[str, Any]:
     from bench_cards import Instruments, percentile, quiet_demo
 
-    from croupier.app import store
+    from croupier.app import keys, store
     from croupier.local.client import Client
     from croupier.local.stack import LocalStack
 
@@ -153,7 +153,9 @@ def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[i
             connect_s = time.perf_counter() - started
             before = stack.invocation_counts()
             sent_before = stack.screens.sent
-            walls, applied, reach = [], [], []
+            walls: list[float] = []
+            applied: list[float] = []
+            reach: list[float] = []
             for _ in range(args.rounds):
                 opened = time.perf_counter()
                 final = demo.round(table, bets)
@@ -164,7 +166,9 @@ def _measure(args: argparse.Namespace, game_core: set[int], screens_cores: set[i
                     if entry.round_id == rid and entry.use == "round" and sent is not None and entry.taken_at:
                         applied.append(entry.taken_at / 1000 - sent)
                 if child is not None:
-                    finished = int(store.get(store.game_table(), store.round_key(rid))["finished_at"]) / 1000
+                    settled = store.get(store.game_table(), keys.round_key(rid))
+                    assert settled is not None, rid
+                    finished = int(settled["finished_at"]) / 1000
                     deadline = time.monotonic() + 180
                     while True:
                         commands.put("report")
