@@ -109,3 +109,13 @@ def test_a_device_log_entry_that_cannot_be_read_is_reported_and_the_rest_audited
     report = audit.run_audit(looks=1, pause=0)
     # THEN that entry is named
     assert report.problems == ["log-entry LOG#bac-1/E#00000001 cannot be read: TypeError('42 is not text')"]
+
+
+def test_a_device_log_entry_that_says_what_no_entry_says_is_named(own_memory: InMemory) -> None:
+    # GIVEN a table's device log whose entry #1 holds an attribute no entry has
+    store.game_table().put_item(Item={**keys.log_entry_key("bac-1", 1), "n": 1, "key": "scan-1",
+                                      "kind": "scan-failed", "at": 5, "state": "noted", "colour": "red"})
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN that entry is named
+    assert report.problems == ["table bac-1: log entry #1: attributes no log entry has: colour"]

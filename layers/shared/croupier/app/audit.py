@@ -19,7 +19,7 @@ Checks, over every wallet and every round of the two tables:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,7 +161,7 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
                 continue
             every_bet.append(bet)
             if bet.extra:
-                report.problems.append(f"bet {bet.bet_id}: attributes no bet has: {', '.join(sorted(bet.extra))}")
+                report.problems.append(_unknown(f"bet {bet.bet_id}", "bet", bet.extra))
     bets = [b for b in every_bet if not b.operator]  # seamless bets: check 6
     report.rounds, report.bets = len(rounds), len(every_bet)
     by_round: dict[str, list[BetRecord]] = defaultdict(list)
@@ -212,6 +212,11 @@ def _unreadable(kind: str | None, item: dict[str, Any], exc: Exception) -> str:
     return f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}"
 
 
+def _unknown(what: str, kind: str, extra: Mapping[str, Any]) -> str:
+    """An item that holds attributes its record does not know (kept and written back, named here)."""
+    return f"{what}: attributes no {kind} has: {', '.join(sorted(extra))}"
+
+
 def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dict[str, Any]]) -> list[str]:
     """Check 5: the rounds' cards against the tables' device logs."""
     problems: list[str] = []
@@ -225,6 +230,9 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
                 problems.append(_unreadable("log-entry", item, exc))
                 continue
             logs[entry.table_id][entry.n] = entry
+            if entry.extra:
+                problems.append(_unknown(f"table {entry.table_id}: log entry #{entry.n}", "log entry",
+                                         entry.extra))
     for table_id, entries in logs.items():
         scans: dict[str, int] = {}
         for n, entry in sorted(entries.items()):

@@ -17,7 +17,7 @@ audit to report.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -63,6 +63,12 @@ class BetStatus(StrEnum):
     OPEN = "open"
     SETTLED = "settled"
     REFUNDED = "refunded"
+
+
+def unknown_attributes(item: Mapping[str, Any], known: Collection[str]) -> dict[str, Any]:
+    """The attributes of ``item`` its record does not know (a later version's, or no one's): a
+    typed record keeps them as read and writes them back, and the audit names them."""
+    return {name: value for name, value in item.items() if name not in known}
 
 
 # --- a bet ----------------------------------------------------------------------------------------
@@ -144,7 +150,7 @@ class BetRecord:
                    debits=tuple(str(d) for d in item.get("debits") or ()),
                    result=None if result is None else dict(result),
                    finished_at=None if item.get("finished_at") is None else int(item["finished_at"]),
-                   extra={name: value for name, value in item.items() if name not in _BET_ATTRIBUTES})
+                   extra=unknown_attributes(item, _BET_ATTRIBUTES))
 
     def key(self) -> dict[str, str]:
         return bet_key(self.round_id, self.shard, self.bet_id)
@@ -256,13 +262,9 @@ class LogEntry:
     @classmethod
     def recorded(cls, table_id: str, attributes: Mapping[str, Any]) -> LogEntry:
         """An entry from its attributes (an item's without its keys, or a waiting event's)."""
-        values: dict[str, Any] = {"table_id": table_id, "extra": {}}
-        for name, value in attributes.items():
-            if name not in _LOG_FIELDS:
-                values["extra"][name] = value
-            elif value is not None:
-                values[name] = _LOG_FIELDS[name](value)
-        return cls(**values)
+        known = {name: read(attributes[name]) for name, read in _LOG_FIELDS.items()
+                  if attributes.get(name) is not None}
+        return cls(table_id=table_id, **known, extra=unknown_attributes(attributes, _LOG_FIELDS))
 
     def attributes(self) -> dict[str, Any]:
         """Its attributes without its keys, those it has (the device's first, then the outcome's)."""
