@@ -45,7 +45,7 @@ def test_a_bet_after_the_countdowns_end_is_refused_while_the_workflow_is_late(
         h.players["ana"].post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "player", "amount": 100}]},
                               idempotent=True)
         time.sleep(max(0.0, started["closes_at"] / 1000 - time.time()) + 0.3)
-        assert store.load_round(round_id)["status"] == "betting"  # the workflow has not closed it
+        assert store.load_round(round_id).status == "betting"  # the workflow has not closed it
         before = h.balance("ben")
         with pytest.raises(ApiError) as late:
             h.players["ben"].post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "player", "amount": 100}]},
@@ -57,7 +57,7 @@ def test_a_bet_after_the_countdowns_end_is_refused_while_the_workflow_is_late(
         table.devices.scan(table.shoe.draw(table.devices))
         h.dealt(table.devices)  # the card's way to the dealing function is asynchronous
         rnd = store.load_round(round_id)
-        assert rnd["status"] == "playing" and [e["card"] for e in rnd["events"]] == table.shoe.cards[
+        assert rnd.status == "playing" and [e["card"] for e in rnd.events] == table.shoe.cards[
             table.shoe.position - 1:table.shoe.position]
     finally:
         release.set()
@@ -100,8 +100,8 @@ def test_no_card_of_a_pok_deng_round_reaches_anyone_before_betting_closes(h: Har
         for card in dealt:
             table.devices.scan(card)
         h.dealt(table.devices)  # the last card's way is asynchronous; the reader's order puts it last
-        assert store.load_round(round_id)["status"] == "betting"
-        assert len([e for e in store.load_round(round_id)["events"] if "card" in e]) == 12  # taken, hidden
+        assert store.load_round(round_id).status == "betting"
+        assert len([e for e in store.load_round(round_id).events if "card" in e]) == 12  # taken, hidden
         seen: list[str] = []
         for client in (h.players["dev"], h.players["ben"], h.operator, h.supervisor, table.console):
             for path in (f"/rounds/{round_id}", f"/tables/{table.table_id}"):

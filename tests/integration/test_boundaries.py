@@ -975,7 +975,7 @@ def _events_the_table_cannot_take(h: Harness, tap: EventTap, listening: Any) -> 
             assert shoe_before == shoe_after, (shoe_before, shoe_after)
     told = {e["detail-type"] for e in listening.received()}
     assert {"device-event-refused", "card-not-taken"} <= told, told
-    assert not store.load_round(round_id).get("paused")
+    assert not store.load_round(round_id).paused
     h.supervisor.call("POST", f"/rounds/{round_id}/void", {"reason": "test over"})
 
 

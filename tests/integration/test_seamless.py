@@ -41,7 +41,7 @@ def check_ledgers_agree(h: Harness, stack: LocalStack, round_id: str, played: di
         assert h.balance(name) == 100_000, f"{name}'s Croupier wallet moved for a seamless table"
     reconciled = reconcile.check_rounds([round_id], reconcile.ask_operator)
     assert not reconciled.problems, reconciled.problems
-    bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
+    bets = store.round_bets(round_id, store.load_round(round_id).shards)
     assert reconciled.asked == reconciled.calls > 0 and reconciled.bets == len(bets)
 
 
@@ -122,7 +122,7 @@ def test_a_table_is_switched_to_seamless_by_configuration_between_rounds_only(h:
     with pytest.raises(ApiError) as in_play:
         h.operator.call("PATCH", f"/tables/{tid}", {"wallet": {"mode": "internal"}})
     assert in_play.value.status == 409
-    assert store.load_round(started["round_id"])["wallet"] == SEAMLESS
+    assert store.load_round(started["round_id"]).wallet == SEAMLESS
 
 
 def test_a_player_reads_their_balance_in_the_tables_wallet(h: Harness, stack: LocalStack) -> None:

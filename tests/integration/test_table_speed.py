@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from croupier.app import store
-from croupier.app.records import bet_from_item
+from croupier.app.records import RoundRecord, bet_from_item
 from croupier.local.dealer import PhysicalRound, Redeliveries
 from croupier.local.studio import Table
 from tests.support.harness import TIMERS, Harness
@@ -71,10 +71,10 @@ def _play_table(h: Harness, game: str, seed: int, redeliveries: Redeliveries) ->
     return played
 
 
-def _system_bets_and_balances(rnd: dict[str, Any]) -> tuple[list[Any], dict[str, int] | None]:
-    if rnd["game"] in ("deluxe-blackjack", "blackjack"):
-        return [bet_from_item(b) for b in rnd["engine_bets"]], rnd.get("balances") or None
-    return [b.bet for b in store.round_bets(rnd["round_id"], int(rnd["shards"]))], None
+def _system_bets_and_balances(rnd: RoundRecord) -> tuple[list[Any], dict[str, int] | None]:
+    if rnd.game in ("deluxe-blackjack", "blackjack"):
+        return [bet_from_item(b) for b in rnd.engine_bets], rnd.balances or None
+    return [b.bet for b in store.round_bets(rnd.round_id, rnd.shards)], None
 
 
 def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> None:
@@ -82,24 +82,24 @@ def _check(final: dict[str, Any], physical: PhysicalRound, said: list[str]) -> N
     words), shown when a hand was played by its timer."""
     round_id = final["round_id"]
     rnd = store.load_round(round_id)
-    assert final["status"] == "settled", (round_id, final.get("void_reason"), rnd.get("history"))
-    assert not [e for e in rnd.get("history", []) if "pause" in e], rnd["history"]
+    assert final["status"] == "settled", (round_id, final.get("void_reason"), rnd.history)
+    assert not [e for e in rnd.history if "pause" in e], rnd.history
     assert physical.stopped is None
     # the round's cards, in order, are the cards the dealer dealt, each from its device-log entry
-    assert [e["card"] for e in rnd["events"] if "card" in e] == physical.cards
-    entries = [e for e in store.log_entries(rnd["table_id"]) if e.round_id == round_id]
+    assert [e["card"] for e in rnd.events if "card" in e] == physical.cards
+    entries = [e for e in store.log_entries(rnd.table_id) if e.round_id == round_id]
     log = [e for e in entries if e.use == "round"]
     assert [e.card for e in log] == physical.cards
     assert [e.card for e in entries if e.use == "burned"] == physical.burned
-    assert [e.n for e in log] == [e["n"] for e in rnd["events"] if "card" in e]
+    assert [e.n for e in log] == [e["n"] for e in rnd.events if "card" in e]
     # hand by hand: the system's settled hands are the dealer's
-    assert rnd["settlement"]["hands"] == physical.engine.settle().to_dict()["hands"]
+    assert rnd.settlement["hands"] == physical.engine.settle().to_dict()["hands"]
     # no hand was played by a timer: every decision came from its player
-    assert not [e for e in rnd["events"] if e.get("action", {}).get("action") == "timeout"], (round_id, said)
+    assert not [e for e in rnd.events if e.get("action", {}).get("action") == "timeout"], (round_id, said)
     # every bet's net: the engine's replay of the physical round
     bets, balances = _system_bets_and_balances(rnd)
-    replayed = physical.replayed_nets(rnd["game"], store.round_rules(rnd), int(rnd["round_in_shoe"]), bets, balances)
-    settled = {b.bet_id: b for b in store.round_bets(round_id, int(rnd["shards"]))}
+    replayed = physical.replayed_nets(rnd.game, store.round_rules(rnd), rnd.round_in_shoe, bets, balances)
+    settled = {b.bet_id: b for b in store.round_bets(round_id, rnd.shards)}
     assert {bet_id: int((b.result or {})["net"]) for bet_id, b in settled.items() if bet_id in replayed} == replayed
     assert all(b.status == "settled" for b in settled.values()), (round_id, [
         (b.bet_id, b.bet.type, b.status, b.result, b.placed_at) for b in settled.values()

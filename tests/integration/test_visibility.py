@@ -116,7 +116,7 @@ def test_no_role_reads_a_pok_deng_card_by_any_route_while_bets_are_open(
     before = staff_screen.events[:staff_screen.events.index(closed)]
     entries = [e["entry"] for e in before if e["type"] == "device-event" and e["entry"].get("scan_id") in scans]
     assert entries and all(e["card"] == "??" for e in entries), entries
-    wait_until(lambda: store.load_round(round_id)["status"] == "settled", timeout=60)
+    wait_until(lambda: store.load_round(round_id).status == "settled", timeout=60)
     h.audit_ok()
 
 

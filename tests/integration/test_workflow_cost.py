@@ -40,8 +40,8 @@ def test_a_baccarat_round_of_seven_bets_and_six_cards_makes_at_most_ten_transiti
     bet_ids = [b["bet_id"] for name in ("ana", "ben", "chloe", "dev", "eli", "fay")
                for b in h.players[name].get(f"/rounds/{final['round_id']}")["bets"]]
     assert len(bet_ids) == 7
-    holding = {store.shard_of(b, int(rnd["shards"])) for b in bet_ids}
-    assert {int(k) for k in rnd["bet_shards"]} == holding
+    holding = {store.shard_of(b, rnd.shards) for b in bet_ids}
+    assert {int(k) for k in rnd.bet_shards} == holding
     assert settlement.shard_groups(rnd) == [sorted(holding)]
     assert states["SettleShard"] == 1
     assert nets(h, "ana", final["round_id"]) == {"player": 0, "tie": 800}  # 0 to 0: a tie, the Player bet pushes

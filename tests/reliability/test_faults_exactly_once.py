@@ -21,6 +21,7 @@ import pytest
 from croupier.app import config, decisions, settlement, steps, store, supervision, tables, workflow
 from croupier.app.engine import rebuild
 from croupier.app.errors import StateConflict
+from croupier.app.records import RoundRecord
 from croupier.cards import ALL_CARDS
 from croupier.local.client import ApiError, TableDevices
 from croupier.local.dealer import DealerShoe
@@ -85,7 +86,7 @@ class BaccaratRounds(Scenario):
         d.bet(self.table, p["ben"], [{"type": "player", "amount": 500}])
         d.bet(self.table, p["chloe"], [{"type": "banker", "amount": 1001, "mode": "no-commission"}])
         if end == "void":
-            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id)["events"]) >= 2)
+            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id).events) >= 2)
             supervision.void(round_id, "misdeal")
         else:
             assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
@@ -107,7 +108,7 @@ class PokDengRounds(Scenario):
         d.bet(self.table, p["eli"], [{"type": "player-2", "amount": 700}, {"type": "player-2-pair", "amount": 100}])
         d.bet(self.table, p["fay"], [{"type": "player-5", "amount": 2000}])
         if end == "void":
-            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id)["events"]) >= 3)
+            d.play(round_id, self.table, self.deck, until=lambda step: len(store.load_round(round_id).events) >= 3)
             supervision.void(round_id, "misdeal")
         else:
             assert d.play(round_id, self.table, self.deck)["kind"] == "settle"
@@ -156,7 +157,7 @@ def _moved(players: dict[str, int]) -> int:
 
 
 def open_bets(round_id: str) -> set[str]:
-    shards = int(store.load_round(round_id)["shards"])
+    shards = store.load_round(round_id).shards
     return {b.bet_id for b in store.round_bets(round_id, shards) if b.status == "open"}
 
 
@@ -168,7 +169,7 @@ def credit_transactions(round_id: str, bets: set[str], closed: bool = True) -> i
     rnd = store.load_round(round_id)
     task_of = {shard: i for i, group in enumerate(settlement.shard_groups(rnd)) for shard in group}
     groups = Counter((task_of[b.shard], b.player, b.status)
-                     for b in store.round_bets(round_id, int(rnd["shards"])) if b.bet_id in bets)
+                     for b in store.round_bets(round_id, rnd.shards) if b.bet_id in bets)
     expected = ("settled", "refunded") if closed else ("open",)
     assert all(status in expected for _, _, status in groups)
     return sum(-(-n // settlement.CREDITS_PER_TRANSACTION) for n in groups.values())
@@ -203,7 +204,7 @@ def test_settlement_is_exactly_once_when_it_dies_after_any_of_its_writes(direct:
         direct.run(direct.settlement(round_id), plan)
         FIGURES["crash_scenarios"] += 1
         assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
-        assert store.load_round(round_id)["status"] == "settled"
+        assert store.load_round(round_id).status == "settled"
         check_exactly_once(round_id, start)
     audit_ok()
 
@@ -226,7 +227,7 @@ def test_a_void_refunds_exactly_once_when_it_dies_after_any_of_its_writes(direct
         direct.run(direct.settlement(round_id, "void"), plan)
         FIGURES["crash_scenarios"] += 1
         assert len(plan.crashes) == 1, f"write {n} of {writes} never came"
-        assert store.load_round(round_id)["status"] == "voided"
+        assert store.load_round(round_id).status == "voided"
         check_exactly_once(round_id, start)
         assert all(store.balance_of(p) == START for p in start)
     audit_ok()
@@ -252,7 +253,7 @@ def test_settlement_and_void_survive_a_crash_after_every_single_write(direct: Di
     FIGURES["crash_scenarios"] += 1
     assert len(still_open) == rounds.bets
     assert len(plan.crashes) == credit_transactions(round_id, still_open) + 1
-    assert store.load_round(round_id)["status"] == ("settled" if end == "settle" else "voided")
+    assert store.load_round(round_id).status == ("settled" if end == "settle" else "voided")
     check_exactly_once(round_id, start)
 
 
@@ -339,7 +340,8 @@ def test_the_workflow_retries_a_settlement_that_died_after_each_write(
 
     crashed = crash_after(monkeypatch, store, "move_money", first_time, times=100)
     finished = crash_after(monkeypatch, store, "write_versioned",
-                           lambda items, extra=(): items[0][0].get("status") in ("settled", "voided"))
+                           lambda items, extra=(): isinstance(items[0][0], RoundRecord)
+                           and items[0][0].status in ("settled", "voided"))
     round_id = _open_round(h, table, BACCARAT_BETS)
     if end == "void":
         _deal_until(h, devices, shoe, round_id, cards=2)
@@ -421,7 +423,7 @@ def test_a_bet_retried_once_the_next_round_opened_is_not_placed_again(direct: Di
     again = direct.bet(table, ana, ANA_BETS, key)
     assert again["round_id"] == first and again["replayed"] is True
     assert _bet_debits(ana) == [-1000, -100]
-    assert store.round_bets(second, int(store.load_round(second)["shards"])) == []
+    assert store.round_bets(second, store.load_round(second).shards) == []
     check_exactly_once(first, {ana: START})
 
 
@@ -521,7 +523,7 @@ def _wake_of(round_id: str, armed: dict[str, bool]) -> Callable[[str | None], bo
     """When to crash ``workflow.resume``: while armed, on the wake of this round's workflow only (the
     token the round's write took). Other rounds of the session wake their own workflows meanwhile
     (their timers, their countdowns): a crash must not fire on one of theirs instead."""
-    return lambda token: armed["on"] and bool(token) and token == store.load_round(round_id).get("woken_token")
+    return lambda token: armed["on"] and bool(token) and token == store.load_round(round_id).woken_token
 
 
 def _dies(request: Callable[[], Any], round_id: str) -> ApiError:
@@ -533,8 +535,8 @@ def _dies(request: Callable[[], Any], round_id: str) -> ApiError:
     except ApiError as exc:
         return exc
     rnd = store.load_round(round_id)
-    pytest.fail(f"answered instead of dying: {answer}; round events {rnd['events']}, balances "
-                f"{rnd.get('balances')}, decision keys {rnd.get('decision_keys')}, version {rnd['version']}")
+    pytest.fail(f"answered instead of dying: {answer}; round events {rnd.events}, balances "
+                f"{rnd.balances}, decision keys {rnd.decision_keys}, version {rnd.version}")
 
 
 def _double_wins(h: Harness, devices: TableDevices, shoe: DealerShoe, round_id: str) -> None:
@@ -589,7 +591,7 @@ def test_a_double_that_died_before_its_wake_is_made_good_by_the_next_card(
 
 def _waits(round_id: str) -> bool:
     """The workflow has registered its wait (its task token is on the round)."""
-    return bool(store.load_round(round_id).get("wait_token"))
+    return bool(store.load_round(round_id).wait_token)
 
 
 def _supervisor_dies_before_the_wake(h: Harness, monkeypatch: pytest.MonkeyPatch, round_id: str, action: str,
@@ -620,7 +622,7 @@ def test_a_resume_that_died_before_it_woke_the_round_is_made_good_by_its_retry(
     devices.scan(shoe.draw(devices))
     h.dealt(devices)
     h.supervisor.post(f"/rounds/{round_id}/pause", {"reason": "table inspection"})
-    wait_for(lambda: _waits(round_id) and store.load_round(round_id)["paused"])
+    wait_for(lambda: _waits(round_id) and store.load_round(round_id).paused)
     _supervisor_dies_before_the_wake(h, monkeypatch, round_id, "resume", {}, "not-paused")
     wait_for(lambda: _waits(round_id))  # woken by the retry, before any card
     _deal_until(h, devices, shoe, round_id)
@@ -698,8 +700,8 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     for scan_id, card in reversed(scans):
         assert direct.scan(table, card, scan_id)["recorded"] == "duplicate"
     rnd = store.load_round(first)
-    assert rnd["paused"] is False, rnd.get("pause_reason")
-    assert [e["card"] for e in rnd["events"]] == ["TS", "9C", "7D", "TD"]
+    assert rnd.paused is False, rnd.pause_reason
+    assert [e["card"] for e in rnd.events] == ["TS", "9C", "7D", "TD"]
     decisions.decide(first, ana, 1, "stand", idempotency_key=uuid.uuid4().hex)
     assert steps.advance(first)["kind"] == "settle"
     direct.run(direct.settlement(first))
@@ -709,7 +711,7 @@ def test_a_card_delivered_again_during_a_decision_or_into_the_next_round_changes
     for scan_id, card in scans:
         assert direct.scan(table, card, scan_id)["recorded"] == "duplicate"
     rnd = store.load_round(second)
-    assert rnd["events"] == [] and rnd["paused"] is False
+    assert rnd.events == [] and rnd.paused is False
     FIGURES["duplicate_deliveries"] += 8
     assert direct.play(second, table, ["TH", "9D", "TC", "8C"], {(1, 0): [(ana, "stand")]})["kind"] == "settle"
     direct.run(direct.settlement(second))

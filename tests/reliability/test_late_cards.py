@@ -45,7 +45,7 @@ def _round_with_a_bet(direct: Direct) -> tuple[str, str, int]:
     table = direct.table("baccarat")
     round_id = direct.start(table)
     direct.bet(table, direct.player("p"), [{"type": "banker", "amount": 100}])
-    return table, round_id, int(store.load_round(round_id)["created_at"])
+    return table, round_id, store.load_round(round_id).created_at
 
 
 def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_hands_alone(direct: Direct) -> None:
@@ -55,9 +55,9 @@ def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_han
     direct.scan(table, "9H", sent_at=opened - 2000)
     # THEN the round is paused as a card out of turn, the card is in no hand, and it waits in the log
     rnd = store.load_round(round_id)
-    assert rnd["paused"] and rnd["pause_code"] == "card-out-of-turn", rnd
-    assert "before round" in str(rnd["pause_reason"])
-    assert [e for e in rnd["events"] if "card" in e] == []
+    assert rnd.paused and rnd.pause_code == "card-out-of-turn", rnd
+    assert "before round" in str(rnd.pause_reason)
+    assert [e for e in rnd.events if "card" in e] == []
     assert _last_entry(table).state == "pending"
 
 
@@ -69,8 +69,8 @@ def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct
     direct.scan(table, "9H", sent_at=opened - 999)
     # THEN it is the round's first card
     rnd = store.load_round(round_id)
-    assert not rnd["paused"]
-    assert [e["card"] for e in rnd["events"] if "card" in e] == ["9H"]
+    assert not rnd.paused
+    assert [e["card"] for e in rnd.events if "card" in e] == ["9H"]
     assert _last_entry(table).state == "taken"
 
 
@@ -119,7 +119,7 @@ def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(dir
     direct.scan(table, "KD", sent_at=shuffled - 60_000)
     # THEN the round is not paused, holds no card, and the shoe's counts are as they were
     rnd = store.load_round(round_id)
-    assert not rnd["paused"] and rnd["status"] == RoundStatus.PLAYING
-    assert [e for e in rnd["events"] if "card" in e] == []
+    assert not rnd.paused and rnd.status == RoundStatus.PLAYING
+    assert [e for e in rnd.events if "card" in e] == []
     assert store.load_table(table)["shoe"]["counts"] == counts
     assert _last_entry(table).state == "not-taken"

@@ -41,5 +41,5 @@ def test_an_action_with_an_extra_stake_is_refused_as_a_preselection_and_the_roun
     decisions.decide(round_id, ben, 2, "stand", preselect=True, idempotency_key=uuid.uuid4().hex)
     direct.play(round_id, table_id, cards, decisions={(1, 0): [(ana, "stand")]})
     direct.run(direct.settlement(round_id))
-    assert store.load_round(round_id)["status"] == "settled"
+    assert store.load_round(round_id).status == "settled"
     check_exactly_once(round_id, {p: b + 1000 for p, b in start.items()})

@@ -121,7 +121,7 @@ def test_thirty_concurrent_requests_on_one_wallet_never_overdraw_it(direct: Dire
         for kind, _, amount, t, bet_type in accepted:
             if kind == "bet" and t == table:
                 want[bet_type] += amount
-        bets = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
+        bets = store.round_bets(round_id, store.load_round(round_id).shards)
         assert {b.bet.type: b.taken for b in bets} == dict(want)
     for round_id in rounds:  # void them: every stake comes back, exactly once
         steps.close_betting(round_id)
@@ -163,11 +163,11 @@ def test_cards_dealt_before_the_workflow_keeps_its_card_wait_leave_it_asleep_unt
     assert (asked["kind"], asked["key"]) == ("card", "card:player")
     # WHEN the first card comes before the wait is kept
     direct.scan(table, "4H")
-    assert store.load_round(round_id)["version"] != asked["version"]
+    assert store.load_round(round_id).version != asked["version"]
     kept = steps.register_wait(round_id, asked["version"], "token-1")
     # THEN the wait is kept, for the card the round waits for now, and nobody woke the workflow
     rnd = store.load_round(round_id)
-    assert kept == {"registered": True} and rnd["wait_token"] == "token-1" and rnd["expect_key"] == "card:banker"
+    assert kept == {"registered": True} and rnd.wait_token == "token-1" and rnd.expect_key == "card:banker"
     assert steps.register_wait(round_id, asked["version"], "token-1") == {"registered": True}  # run again
     assert memory.sfn.woken == []
     # WHEN the rest of the cards come (Player 9, Banker 5: no third card) before a second wait is kept
@@ -203,7 +203,7 @@ def test_a_hit_made_before_the_workflow_keeps_its_decision_wait_leaves_it_asleep
     woken = list(memory.sfn.woken)
     assert steps.register_wait(round_id, asked["version"], "token-hit") == {"registered": True}
     rnd = store.load_round(round_id)
-    assert rnd["wait_token"] == "token-hit" and str(rnd["expect_key"]).startswith("card:")
+    assert rnd.wait_token == "token-hit" and str(rnd.expect_key).startswith("card:")
     assert memory.sfn.woken == woken
 
 
@@ -216,11 +216,11 @@ def test_a_late_decision_timer_never_plays_the_hands_next_decision(direct: Direc
     decisions.decide(round_id, ana, 1, "hit", idempotency_key=uuid.uuid4().hex)
     again = direct.play(round_id, table, ["2H"], until=lambda s: s["kind"] == "decision")
     assert (again["key"], first["key"]) == ("decision:1:0", "decision:1:0") and again["seq"] != first["seq"]
-    events = list(store.load_round(round_id)["events"])
+    events = list(store.load_round(round_id).events)
     assert steps.decision_timeout(round_id, first["key"], first["seq"])["key"] == "decision:1:0"
-    assert store.load_round(round_id)["events"] == events  # the stale timer played nothing
+    assert store.load_round(round_id).events == events  # the stale timer played nothing
     steps.decision_timeout(round_id, again["key"], again["seq"])
-    assert store.load_round(round_id)["events"][len(events):] == [{"action": {"seat": 1, "action": "timeout"}}]
+    assert store.load_round(round_id).events[len(events):] == [{"action": {"seat": 1, "action": "timeout"}}]
 
 
 @pytest.mark.parametrize("first,second", [("double", "double"), ("double", "hit"), ("hit", "stand"),
@@ -229,7 +229,7 @@ def test_two_decisions_racing_on_one_hand_exactly_one_applies(direct: Direct, fi
     """Two devices of one player (or the player and the decision timer) act on the same hand at
     the same moment: one decision is applied, the other refused; one debit if a double won."""
     table, ana, round_id = _blackjack_decision(direct, f"{first}-{second}")
-    before = len(store.load_round(round_id)["events"])
+    before = len(store.load_round(round_id).events)
 
     def act(action: str) -> Callable[[], Any]:
         if action == "timer":
@@ -237,7 +237,7 @@ def test_two_decisions_racing_on_one_hand_exactly_one_applies(direct: Direct, fi
         return lambda: decisions.decide(round_id, ana, 1, action, idempotency_key=uuid.uuid4().hex)
 
     outcomes = race([act(first), act(second)])
-    events = store.load_round(round_id)["events"][before:]
+    events = store.load_round(round_id).events[before:]
     actions = [e["action"]["action"] for e in events if "action" in e]
     assert len(actions) == 1, events
     if second == "timer":
@@ -275,7 +275,7 @@ def test_concurrent_runs_of_a_settlement_credit_each_bet_once(direct: Direct, mo
     direct.play(round_id, table, ["9S", "8H", "KD", "KC"])
     Lockstep(3).install(monkeypatch, frozenset({"TransactWriteItems"}))
     race([lambda: direct.run(direct.settlement(round_id)) for _ in range(3)])
-    assert store.load_round(round_id)["status"] == "settled"
+    assert store.load_round(round_id).status == "settled"
     check_exactly_once(round_id, dict.fromkeys(players.values(), START))
 
 
@@ -289,10 +289,10 @@ def test_a_void_racing_the_settlement_either_voids_or_settles_never_both(direct:
         direct.bet(table, ana, [{"type": "banker", "amount": 1000}])
         direct.bet(table, ben, [{"type": "player", "amount": 700}])
         direct.play(round_id, table, ["9S", "8H", "KD"],
-                    until=lambda step, r=round_id: len(store.load_round(r)["events"]) == 3)
+                    until=lambda step, r=round_id: len(store.load_round(r).events) == 3)
         direct.scan(table, "KC")  # the last card: the round settles at its next step
         raced = race([lambda r=round_id: steps.advance(r), lambda r=round_id: supervision.void(r, "race")])
-        status = store.load_round(round_id)["status"]
+        status = store.load_round(round_id).status
         assert status in ("settling", "voiding"), status
         assert (raced[1][0] == "ok") == (status == "voiding"), raced
         direct.run(direct.settlement(round_id, "settle" if status == "settling" else "void"))
@@ -352,7 +352,7 @@ def test_bets_hammered_across_the_close_are_in_the_round_or_refused_never_lost(h
     for player, _, placed in accepted:
         for bet in placed:
             staked[(player, bet["type"])] += int(bet["amount"])
-    in_round = store.round_bets(round_id, int(store.load_round(round_id)["shards"]))
+    in_round = store.round_bets(round_id, store.load_round(round_id).shards)
     assert {(b.player, b.bet.type): b.taken for b in in_round} == dict(staked)
     check_exactly_once(round_id, dict.fromkeys(players, START))
     audit_ok()

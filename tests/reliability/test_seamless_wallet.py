@@ -84,7 +84,7 @@ def nets(round_ids: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for round_id in round_ids:
         rnd = store.load_round(round_id)
-        for bet in store.round_bets(round_id, int(rnd["shards"])):
+        for bet in store.round_bets(round_id, rnd.shards):
             out[bet.player] = out.get(bet.player, 0) + (bet.paid or 0) - bet.taken
     return out
 
@@ -108,7 +108,7 @@ def agree(sw: Seamless, round_ids: list[str]) -> None:
             duplicated += max(0, have - want)
     FIGURES["money_lost"] += lost
     FIGURES["money_duplicated"] += duplicated
-    FIGURES["bets_checked"] += sum(len(store.round_bets(r, int(store.load_round(r)["shards"]))) for r in round_ids)
+    FIGURES["bets_checked"] += sum(len(store.round_bets(r, store.load_round(r).shards)) for r in round_ids)
     assert not problems, "\n".join(problems)
     # the scenario's bets and calls, reconciled with the operator's record (the whole store is
     # audited once, at the end of the module: each audit replays every round of the session)
@@ -139,7 +139,7 @@ def test_a_bet_raised_by_a_second_request_keeps_the_debits_of_both(sw: Seamless)
     round_id = sw.direct.start(sw.table_id)
     sw.bet(ana, 1000, key="first")
     sw.bet(ana, 500, key="second")  # the same bet, raised
-    bet, = [b for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"])) if b.player == ana]
+    bet, = [b for b in store.round_bets(round_id, store.load_round(round_id).shards) if b.player == ana]
     debits = [c["transaction_id"] for c in player_calls(ana) if c["call"] == "debit"]
     assert (bet.bet.amount, bet.taken) == (1500, 1500)
     assert sorted(bet.debits) == sorted(debits) and len(debits) == 2
@@ -236,7 +236,7 @@ def test_credits_wait_out_an_operator_outage_and_are_applied_once_it_ends(sw: Se
     sw.wallet.inject(Fault("down", call="credit"))
     FIGURES["faults_injected"] += 1
     sw.play_and_settle(round_id)
-    assert store.load_round(round_id)["status"] == "settled"  # while the operator answers nothing
+    assert store.load_round(round_id).status == "settled"  # while the operator answers nothing
     next_round = sw.direct.start(sw.table_id)  # the table goes on while the credits wait
     wait_for(lambda: all(int(c.get("attempts", 0)) >= 2 for c in _credits(round_id)), timeout=20)
     assert all(c["status"] == "pending" for c in _credits(round_id))
@@ -371,7 +371,7 @@ def test_a_card_closing_betting_while_a_debit_is_in_flight_cancels_it(sw: Seamle
     ana, ben = sw.player("ana"), sw.player("ben")
     round_id = sw.direct.start(sw.table_id)
     sw.bet(ben, 800)
-    closes_at = int(store.load_round(round_id)["closes_at"]) / 1000
+    closes_at = store.load_round(round_id).closes_at / 1000
     original = seamless.send
 
     def slow(operator: Any, call: str, body: dict[str, Any]) -> Any:
@@ -386,7 +386,7 @@ def test_a_card_closing_betting_while_a_debit_is_in_flight_cancels_it(sw: Seamle
     with pytest.raises(StateConflict):
         sw.bet(ana, 1000)
     monkeypatch.setattr(seamless, "send", original)
-    assert store.load_round(round_id)["status"] != "betting"
+    assert store.load_round(round_id).status != "betting"
     sw.direct.play(round_id, sw.table_id, list(NATURAL[1:]))
     sw.direct.run(sw.direct.settlement(round_id))
     agree(sw, [round_id])
@@ -430,7 +430,7 @@ def test_bets_racing_the_close_of_betting_are_each_in_the_round_or_cancelled(sw:
     FIGURES["concurrent_requests"] += len(players) + 1
     sw.wallet.clear_faults()
     assert set(outcomes.values()) <= {"placed", "betting-closed"}, outcomes
-    in_round = {b.player for b in store.round_bets(round_id, int(store.load_round(round_id)["shards"]))}
+    in_round = {b.player for b in store.round_bets(round_id, store.load_round(round_id).shards)}
     assert in_round == {p for p, o in outcomes.items() if o == "placed"}
     sw.play_and_settle(round_id)
     agree(sw, [round_id])

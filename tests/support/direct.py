@@ -85,7 +85,7 @@ class Direct:
 
     def start(self, table_id: str, burn: str | None = None) -> str:
         """Open a round (Pok Deng: ``burn`` is the card burned at its start)."""
-        round_id: str = rounds.start_round(table_id)["round_id"]
+        round_id: str = rounds.start_round(table_id).round_id
         if burn:
             self.scan(table_id, burn)
         return round_id
@@ -103,7 +103,7 @@ class Direct:
         ``until(step)``): cards popped from ``cards`` in order, ``decisions[(seat, hand)]`` as
         ``(player, action)``, ``windows[key]`` answered as ``(player, seat, action, behind)``
         then closed. Returns the step the round waits on."""
-        if store.load_round(round_id)["status"] in ("betting", "closing"):
+        if store.load_round(round_id).status in ("betting", "closing"):
             steps.close_betting(round_id)
         left = cards
         plan = {k: list(v) for k, v in (decisions or {}).items()}

@@ -33,13 +33,13 @@ def expected_payouts(round_id: str) -> dict[str, int]:
     (not by the settlement code): a voided round refunds every stake; a settled one pays the
     engine's result, and a bet the engine did not play (refunded at the close) gets its stake."""
     rnd = store.load_round(round_id)
-    items = store.round_bets(round_id, int(rnd["shards"]))
-    if rnd["status"] in ("voiding", "voided"):
+    items = store.round_bets(round_id, rnd.shards)
+    if rnd.status in ("voiding", "voided"):
         return {b.bet_id: b.taken for b in items}
-    if rnd.get("settlement") and rnd.get("engine_bets"):
-        results = {r["id"]: int(r["paid"]) for r in rnd["settlement"]["bets"]}
+    if rnd.settlement and rnd.engine_bets:
+        results = {r["id"]: int(r["paid"]) for r in rnd.settlement["bets"]}
     else:
-        engine = rebuild(rnd, [b.bet for b in items if b.bet_id not in (rnd.get("refunds") or [])])
+        engine = rebuild(rnd, [b.bet for b in items if b.bet_id not in (rnd.refunds or [])])
         results = {r.id: int(r.paid) for r in engine.settle().bets}
     return {b.bet_id: results.get(b.bet_id, b.taken) for b in items}
 
@@ -52,7 +52,7 @@ def check_exactly_once(round_id: str, start: dict[str, int], expected: dict[str,
     FIGURES before asserting."""
     expected = expected if expected is not None else expected_payouts(round_id)
     rnd = store.load_round(round_id)
-    items = store.round_bets(round_id, int(rnd["shards"]))
+    items = store.round_bets(round_id, rnd.shards)
     problems: list[str] = []
     lost = duplicated = 0
     by_player: dict[str, int] = dict.fromkeys(start, 0)

@@ -119,3 +119,18 @@ def test_a_device_log_entry_that_says_what_no_entry_says_is_named(own_memory: In
     report = audit.run_audit(looks=1, pause=0)
     # THEN that entry is named
     assert report.problems == ["table bac-1: log entry #1: attributes no log entry has: colour"]
+
+
+def test_a_round_item_that_cannot_be_read_or_says_what_no_round_says_is_named(own_memory: InMemory) -> None:
+    # GIVEN a round whose status no round has, and one opened with an attribute no round has
+    opened = {"round_id": "r-2", "table_id": "bac-1", "game": "baccarat", "status": "betting", "round_in_shoe": 1,
+              "shoe_id": "s-1", "shards": 16, "created_at": 1, "closes_at": 2, "version": 0}
+    store.game_table().put_item(Item={**keys.round_key("r-1"), **opened, "round_id": "r-1", "status": "lost"})
+    store.game_table().put_item(Item={**keys.round_key("r-2"), **opened, "colour": "red"})
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN both are named, and the round that can be read is counted
+    assert report.problems == [
+        "round ROUND#r-1/META cannot be read: ValueError(\"'lost' is not a valid RoundStatus\")",
+        "round r-2: attributes no round has: colour"]
+    assert report.rounds == 1

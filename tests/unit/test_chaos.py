@@ -219,7 +219,7 @@ def test_planted_pok_deng_card_in_an_error_answered_while_betting_is_reported(mo
         # a refusal that says what the table has dealt so far, face down cards included
         answer = place_bets(table_id, *args, **kwargs)
         rnd = store.load_round(answer["round_id"])
-        cards = [event["card"] for event in rnd.get("events", []) if "card" in event]
+        cards = [event["card"] for event in rnd.events if "card" in event]
         if cards:
             raise StateConflict(f"the cards are coming: {', '.join(cards)}", reason="dealing")
         return answer

@@ -1,7 +1,8 @@
 """The stored records' vocabulary (``croupier.app.records``) is the one the API publishes: each
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
-status groups the application decides by are made of them. A bet's, a device-log entry's and a
-wallet's typed records write the items written before they had types, read them back as they were
+status groups the application decides by are made of them. A round's, a bet's, a device-log
+entry's and a wallet's typed records write the items written before they had types (a round
+without the nulls it kept), read them back as they were
 written (boto3's numbers included), and keep what they do not know without showing it (the ledger
 says nothing it does not know); a screen's connection and a table's watcher likewise, a connection
 made before slots were filled in order included."""
@@ -29,6 +30,7 @@ from croupier.app.records import (
     LogEntry,
     LogState,
     Marker,
+    RoundRecord,
     RoundStatus,
     WalletBalance,
     Watcher,
@@ -127,6 +129,48 @@ def test_reading_a_bet_checks_its_types_and_keeps_what_it_does_not_know() -> Non
     later = BetRecord.from_item({**SEAT_BET.item(), "colour": "red"})
     assert later.extra == {"colour": "red"} and later.item() == {**SEAT_BET.item(), "colour": "red"}
     assert "colour" not in later.view()
+
+
+OPENED = {"pk": "ROUND#r-1", "sk": "META", "round_id": "r-1", "table_id": "bac-1", "game": "baccarat",
+          "wallet": {"mode": "internal"}, "rules_id": "0f3a", "round_in_shoe": 4, "shoe_id": "s-1",
+          "last_round": False, "status": "betting", "paused": False, "events": [], "engine_bets": [],
+          "balances": {}, "refunds": [], "shards": 16, "created_at": PLACED, "closes_at": PLACED + 15_000,
+          "seats": {}, "history": [], "gsi1pk": "ROUNDS#bac-1", "gsi1sk": f"{PLACED:013d}#r-1", "version": 0}
+"""A Baccarat round as it opened, as written before rounds had a type (without its two nulls:
+``expect_key`` and ``expect_since``)."""
+
+
+def test_a_round_is_the_item_written_before_it_had_a_type_without_its_nulls() -> None:
+    # GIVEN a round as it opened, read as boto3 gives it (with the nulls it was written with then)
+    read = RoundRecord.from_item(boto3_read({**OPENED, "expect_key": None, "expect_since": None}))  # type: ignore[arg-type]
+    # THEN it is the round, with its numbers as integers, and it writes the same item without the nulls
+    assert (read.status, read.round_in_shoe, read.closes_at, read.version) == (RoundStatus.BETTING, 4,
+                                                                              PLACED + 15_000, 0)
+    assert isinstance(read.created_at, int) and read.expect_key is None and read.extra == {}
+    assert read.item() == OPENED
+    # WHEN it is dealt, paused and resumed, settled: what it takes on is written, what it lets go is not
+    read.events.append({"card": "9S", "n": 7})
+    read.status, read.paused, read.pause_reason, read.blocked = RoundStatus.PLAYING, True, "no card", {"n": 8}
+    assert read.item()["blocked"] == {"n": 8} and read.item()["events"] == [{"card": "9S", "n": 7}]
+    read.paused, read.pause_reason, read.blocked = False, None, None
+    read.status, read.settlement, read.bet_count, read.house_result = RoundStatus.SETTLED, {"hands": {}}, 2, -150
+    item = read.item()
+    assert "pause_reason" not in item and "blocked" not in item and "wait_token" not in item
+    assert (item["status"], item["bet_count"], item["house_result"]) == ("settled", 2, -150)
+    assert RoundRecord.from_item(boto3_read(item)) == read  # type: ignore[arg-type]
+
+
+def test_reading_a_round_checks_its_types_and_keeps_what_it_does_not_know() -> None:
+    with pytest.raises(ValueError):
+        RoundRecord.from_item({**OPENED, "status": "lost"})
+    with pytest.raises(TypeError, match="shards"):
+        RoundRecord.from_item({k: v for k, v in OPENED.items() if k != "shards"})
+    with pytest.raises(TypeError):
+        RoundRecord.from_item({**OPENED, "events": "9S"})
+    with pytest.raises(TypeError):
+        RoundRecord.from_item({**OPENED, "paused": "no"})
+    later = RoundRecord.from_item({**OPENED, "colour": "red"})
+    assert later.extra == {"colour": "red"} and later.item() == {**OPENED, "colour": "red"}
 
 
 SCAN = LogEntry(table_id="bac-1", n=0, key="scan-1", kind="card-scanned", at=PLACED, card="KC", scan_id="scan-1",

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from croupier.app import store
 from croupier.app.settlement import BETS_PER_TASK, shard_counts, shard_groups
 from croupier.app.tasks import SettlementTask
+from tests.support.records import a_round
 
 
 def test_a_few_bets_are_one_task_over_the_shards_that_hold_them() -> None:
@@ -16,16 +17,16 @@ def test_a_few_bets_are_one_task_over_the_shards_that_hold_them() -> None:
     counts = shard_counts(ids, 16)
     assert sum(counts.values()) == 7
     assert {int(k) for k in counts} == {store.shard_of(b, 16) for b in ids}
-    assert shard_groups({"shards": 16, "bet_shards": counts}) == [sorted(int(k) for k in counts)]
+    assert shard_groups(a_round(bet_shards=counts)) == [sorted(int(k) for k in counts)]
 
 
 def test_no_bet_is_no_task() -> None:
-    assert shard_groups({"shards": 16, "bet_shards": {}}) == []
+    assert shard_groups(a_round(bet_shards={})) == []
 
 
 def test_groups_hold_at_most_bets_per_task_and_never_split_a_shard() -> None:
     counts = {"0": BETS_PER_TASK - 100, "1": 150, "2": 1, "3": BETS_PER_TASK + 200, "5": 0, "7": 99}
-    groups = shard_groups({"shards": 16, "bet_shards": counts})
+    groups = shard_groups(a_round(bet_shards=counts))
     assert groups == [[0], [1, 2], [3], [7]]  # shard 5 holds nothing: no task looks at it
     for group in groups:
         assert len(group) == 1 or sum(counts[str(s)] for s in group) <= BETS_PER_TASK
@@ -33,11 +34,11 @@ def test_groups_hold_at_most_bets_per_task_and_never_split_a_shard() -> None:
 
 def test_ten_thousand_bets_are_one_task_per_shard() -> None:
     counts = shard_counts((f"b-{i}" for i in range(10_000)), 16)
-    assert shard_groups({"shards": 16, "bet_shards": counts}) == [[s] for s in range(16)]
+    assert shard_groups(a_round(bet_shards=counts)) == [[s] for s in range(16)]
 
 
 def test_a_round_voided_before_its_bets_were_counted_looks_at_every_shard() -> None:
-    assert shard_groups({"shards": 4}) == [[0], [1], [2], [3]]
+    assert shard_groups(a_round(shards=4)) == [[0], [1], [2], [3]]
 
 
 def test_a_settlement_task_takes_a_list_of_shards_or_one_shard() -> None:

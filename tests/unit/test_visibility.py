@@ -5,13 +5,14 @@ id is made from nothing its recipient may not see."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from croupier.app import push
 from croupier.app.identity import Identity
-from croupier.app.records import LogEntry
+from croupier.app.records import LogEntry, RoundRecord, RoundStatus
 from croupier.app.visibility import (
     HIDDEN,
     PAUSE_WORDS,
@@ -24,6 +25,7 @@ from croupier.app.visibility import (
 )
 from croupier.games import new_round
 from croupier.games.base import Bet, RoundEngine
+from tests.support.records import a_round
 
 SUPERVISOR = Identity("s", "supervisor")
 OPERATOR = Identity("o", "operator")
@@ -33,15 +35,15 @@ PLAYER = Identity("ana", "player")
 EVERYONE = (SUPERVISOR, OPERATOR, CONSOLE, OTHER_CONSOLE, PLAYER)
 
 
-def _round(game: str, status: str, cards: list[str]) -> tuple[dict[str, Any], RoundEngine]:
+def _round(game: str, status: str, cards: list[str]) -> tuple[RoundRecord, RoundEngine]:
     bets = [Bet("b1", "ana", "seat", 1000, seat=1)] if "blackjack" in game else []
     engine = new_round(game, bets, validate=False)
     for card in cards:
         engine.deal(card)
-    return {"round_id": "r1", "table_id": "pd-1", "game": game, "status": status}, engine
+    return a_round(table_id="pd-1", game=game, status=RoundStatus(status)), engine
 
 
-def _lookup(rnd: dict[str, Any] | None, engine: RoundEngine | None) -> Any:
+def _lookup(rnd: RoundRecord | None, engine: RoundEngine | None) -> Any:
     return lambda round_id: (rnd, engine) if round_id == "r1" else (None, None)
 
 
@@ -91,7 +93,7 @@ def test_the_deluxe_hole_card_is_hidden_until_revealed_and_a_pending_card_always
              "round_id": "r1"}
     rnd, engine = _round("deluxe-blackjack", "playing", ["TS", "7H", "9D", "KC"])  # seat 1 decides
     assert log_card(_entry(entry), _lookup(rnd, engine), "r1") == HIDDEN
-    assert log_card(_entry(entry), _lookup({**rnd, "status": "settled"}, engine), "r1") == "KC"
+    assert log_card(_entry(entry), _lookup(replace(rnd, status=RoundStatus.SETTLED), engine), "r1") == "KC"
     # the next card is the hole card: a card scanned now (a pause: pending for its whole length),
     # or kept by the supervisor, is hidden from everyone
     waiting, engine = _round("deluxe-blackjack", "playing", ["TS", "7H", "9D"])
@@ -114,16 +116,16 @@ def test_a_face_up_card_and_an_unplaced_card_with_nothing_face_down_next_show() 
     assert log_card(_entry(stray), _lookup(None, None), None) == "5S"  # between rounds: nothing face down
     assert log_card(_entry(held), _lookup(None, None), "gone") == HIDDEN  # its round cannot be read: unsure
     assert not unplaced_hidden(None, None)
-    assert unplaced_hidden({**rnd, "game": "pok-deng", "status": "betting"}, None)
+    assert unplaced_hidden(replace(rnd, game="pok-deng", status=RoundStatus.BETTING), None)
 
 
 def test_players_read_a_pause_in_words_and_the_tables_staff_read_the_reason() -> None:
-    rnd = {"table_id": "pd-1", "paused": True, "pause_code": "card-before-betting-closed",
-           "pause_reason": "card AH (scan 724f, log #14) came 7.0 s before betting closed"}
+    rnd = a_round(table_id="pd-1", paused=True, pause_code="card-before-betting-closed",
+                  pause_reason="card AH (scan 724f, log #14) came 7.0 s before betting closed")
     words = PAUSE_WORDS["card-before-betting-closed"]
-    assert [pause_reason(rnd, who) for who in EVERYONE] == [rnd["pause_reason"]] * 3 + [words, words]
+    assert [pause_reason(rnd, who) for who in EVERYONE] == [rnd.pause_reason] * 3 + [words, words]
     event = {"type": "round-paused", "table_id": "pd-1", "round_id": "r1", "audience": "public",
-             "reason": rnd["pause_reason"], "code": "card-before-betting-closed",
+             "reason": rnd.pause_reason, "code": "card-before-betting-closed",
              "blocked_by": {"n": 14, "scan_id": "724f", "card": "AH"}, "staff_fields": ["blocked_by"]}
     for who in (PLAYER, OTHER_CONSOLE):
         seen = event_for(event, who)

@@ -25,7 +25,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from . import aws, clock
 from .aws import boto3
 from .config import settings
-from .records import LogEntry
+from .records import LogEntry, RoundRecord
 
 SOURCE = "croupier"
 SCHEMA_VERSION = 1
@@ -110,7 +110,7 @@ def _put(entries: list[tuple[str, dict[str, Any]]]) -> int:
     return len(entries) - failed
 
 
-def round_paused(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None) -> None:
+def round_paused(rnd: RoundRecord, reason: str, blocked: dict[str, Any] | None = None) -> None:
     """A round was paused: counted for the alarm (its event comes from the stored change, with
     every other change of the round: see :mod:`croupier.app.live`)."""
     count("RoundsPaused")

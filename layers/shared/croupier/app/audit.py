@@ -19,14 +19,24 @@ Checks, over every wallet and every round of the two tables:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..transcript import Transcript, replay
 from . import clock, keys, reconcile, store
 from .engine import rebuild
-from .records import FINISHED, BetRecord, BetStatus, LedgerEntry, LogEntry, Marker, RoundStatus, WalletBalance
+from .records import (
+    FINISHED,
+    BetRecord,
+    BetStatus,
+    LedgerEntry,
+    LogEntry,
+    Marker,
+    RoundRecord,
+    RoundStatus,
+    WalletBalance,
+)
 
 UNREADABLE = (KeyError, TypeError, ValueError, ArithmeticError)
 """What reading an item the application never writes raises."""
@@ -150,18 +160,14 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         if player not in ledgers and wallet.balance != 0:
             report.problems.append(f"wallet {player}: balance {wallet.balance} without any ledger entry")
         report.balances += wallet.balance
-    rounds = {i["round_id"]: i for i in game_items if keys.kind_of(i) == "round"}
+    rounds: dict[str, RoundRecord] = {}
     every_bet: list[BetRecord] = []
     for item in game_items:
-        if keys.kind_of(item) == "bet":
-            try:
-                bet = BetRecord.from_item(item)
-            except UNREADABLE as exc:
-                report.problems.append(_unreadable("bet", item, exc))
-                continue
+        kind = keys.kind_of(item)
+        if kind == "round" and (rnd := _read(RoundRecord, item, report.problems)) is not None:
+            rounds[rnd.round_id] = rnd
+        elif kind == "bet" and (bet := _read(BetRecord, item, report.problems)) is not None:
             every_bet.append(bet)
-            if bet.extra:
-                report.problems.append(_unknown(f"bet {bet.bet_id}", "bet", bet.extra))
     bets = [b for b in every_bet if not b.operator]  # seamless bets: check 6
     report.rounds, report.bets = len(rounds), len(every_bet)
     by_round: dict[str, list[BetRecord]] = defaultdict(list)
@@ -172,12 +178,11 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
             report.problems.append(f"bet {bet_id}: {taken} recorded as taken but the ledger debited "
                                    f"{debits_by_bet[bet_id]}")
         credits = credits_by_bet.get(bet_id, [])
-        rnd = rounds.get(bet.round_id)
-        finished = rnd is not None and rnd["status"] in FINISHED
+        held_by = rounds.get(bet.round_id)
         if bet.is_open:
             report.in_play += taken
-            if finished and rnd is not None:
-                report.problems.append(f"bet {bet_id}: round {bet.round_id} is {rnd['status']} but the bet is open")
+            if held_by is not None and held_by.status in FINISHED:
+                report.problems.append(f"bet {bet_id}: round {bet.round_id} is {held_by.status} but the bet is open")
             if credits:
                 report.problems.append(f"bet {bet_id}: open but credited {credits}")
             continue
@@ -198,10 +203,10 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
     for bet in every_bet:
         if bet.operator:
             by_round[bet.round_id].append(bet)
-    for round_id, rnd in rounds.items():
-        if rnd["status"] != RoundStatus.SETTLED:
+    for round_id, settled in rounds.items():
+        if settled.status != RoundStatus.SETTLED:
             continue
-        problem = _replay_problem(rnd, by_round.get(round_id, []))
+        problem = _replay_problem(settled, by_round.get(round_id, []))
         if problem:
             report.problems.append(f"round {round_id}: {problem}")
     report.problems.extend(_device_log_problems(game_items, rounds))
@@ -212,27 +217,40 @@ def _unreadable(kind: str | None, item: dict[str, Any], exc: Exception) -> str:
     return f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}"
 
 
-def _unknown(what: str, kind: str, extra: Mapping[str, Any]) -> str:
-    """An item that holds attributes its record does not know (kept and written back, named here)."""
-    return f"{what}: attributes no {kind} has: {', '.join(sorted(extra))}"
+Readable = TypeVar("Readable", RoundRecord, BetRecord, LogEntry)
 
 
-def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dict[str, Any]]) -> list[str]:
+def _read(record: type[Readable], item: dict[str, Any], problems: list[str]) -> Readable | None:
+    """The typed record of a game-table item, or None when it cannot be read (a problem, and the
+    rest is audited); an item that holds attributes its record does not know (kept and written
+    back) is named."""
+    try:
+        read = record.from_item(item)
+    except UNREADABLE as exc:
+        problems.append(_unreadable(keys.kind_of(item), item, exc))
+        return None
+    if read.extra:
+        kind = str(keys.kind_of(item)).replace("-", " ")
+        problems.append(f"{_name(read)}: attributes no {kind} has: {', '.join(sorted(read.extra))}")
+    return read
+
+
+def _name(record: RoundRecord | BetRecord | LogEntry) -> str:
+    if isinstance(record, RoundRecord):
+        return f"round {record.round_id}"
+    if isinstance(record, BetRecord):
+        return f"bet {record.bet_id}"
+    return f"table {record.table_id}: log entry #{record.n}"
+
+
+def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, RoundRecord]) -> list[str]:
     """Check 5: the rounds' cards against the tables' device logs."""
     problems: list[str] = []
     logs: dict[str, dict[int, LogEntry]] = defaultdict(dict)
     cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items if keys.kind_of(i) == "table"}
     for item in game_items:
-        if keys.kind_of(item) == "log-entry":
-            try:
-                entry = LogEntry.from_item(item)
-            except UNREADABLE as exc:
-                problems.append(_unreadable("log-entry", item, exc))
-                continue
+        if keys.kind_of(item) == "log-entry" and (entry := _read(LogEntry, item, problems)) is not None:
             logs[entry.table_id][entry.n] = entry
-            if entry.extra:
-                problems.append(_unknown(f"table {entry.table_id}: log entry #{entry.n}", "log entry",
-                                         entry.extra))
     for table_id, entries in logs.items():
         scans: dict[str, int] = {}
         for n, entry in sorted(entries.items()):
@@ -245,18 +263,18 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
                 problems.append(f"table {table_id}: log entry #{n} is behind the cursor but {entry.state}")
             if entry.use == "round":
                 holder = rounds.get(str(entry.round_id))
-                if holder is None or not any(e.get("n") == n for e in holder.get("events", [])):
+                if holder is None or not any(e.get("n") == n for e in holder.events):
                     problems.append(f"table {table_id}: log entry #{n} was taken into round {entry.round_id}, "
                                     f"which does not hold it")
     for round_id, rnd in rounds.items():
-        cards = [e for e in rnd.get("events", []) if "card" in e]
-        positions = [e.get("n") for e in cards]
+        cards = [e for e in rnd.events if "card" in e]
+        positions: list[Any] = [e.get("n") for e in cards]
         if any(p is None for p in positions):
             problems.append(f"round {round_id}: a card without its device-log position")
             continue
         if positions != sorted(positions):
             problems.append(f"round {round_id}: its cards are not in the order of the device log: {positions}")
-        log = logs.get(rnd["table_id"], {})
+        log = logs.get(rnd.table_id, {})
         for event in cards:
             found = log.get(int(event["n"]))
             if found is None or found.card != event["card"] or found.round_id != round_id:
@@ -264,16 +282,16 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, dic
     return problems
 
 
-def transcript_of(rnd: dict[str, Any], bets: Sequence[BetRecord]) -> Transcript:
+def transcript_of(rnd: RoundRecord, bets: Sequence[BetRecord]) -> Transcript:
     """The public transcript (replay.md) of a stored round: its bets, cards and actions, as the
     engine logged them (pre-selections and timeouts included)."""
-    settled = None if rnd.get("engine_bets") else [
+    settled = None if rnd.engine_bets else [
         b.bet for b in sorted(bets, key=lambda b: b.bet_id) if b.status == BetStatus.SETTLED]
     engine = rebuild(rnd, settled)
-    return Transcript.of(engine, rules=store.round_rules(rnd), balances=rnd.get("balances") or None)
+    return Transcript.of(engine, rules=store.round_rules(rnd), balances=rnd.balances or None)
 
 
-def _replay_problem(rnd: dict[str, Any], bets: Sequence[BetRecord]) -> str | None:
+def _replay_problem(rnd: RoundRecord, bets: Sequence[BetRecord]) -> str | None:
     try:
         settlement = replay(transcript_of(rnd, bets))
     except Exception as exc:

@@ -21,7 +21,7 @@ from .. import betting
 from ..games.base import Bet
 from . import alerts, keys, store, wallets, workflow
 from .errors import AppError, StateConflict
-from .records import BetRecord, BetStatus, RoundStatus, bet_from_item, bet_to_item
+from .records import BetRecord, BetStatus, RoundRecord, RoundStatus, bet_from_item, bet_to_item
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -35,13 +35,13 @@ def _bet_id(round_id: str, player: str, key: str, index: int) -> str:
     return f"b-{digest}"
 
 
-def _closed(rnd: dict[str, Any]) -> str | None:
+def _closed(rnd: RoundRecord) -> str | None:
     """Why the round takes no more bets, or None while it does."""
-    if rnd["status"] != RoundStatus.BETTING:
+    if rnd.status != RoundStatus.BETTING:
         return "betting is closed: wait for the next round"
-    if rnd.get("paused"):
+    if rnd.paused:
         return "the round is paused: betting is closed"
-    if store.now_ms() >= int(rnd["closes_at"]):
+    if store.now_ms() >= rnd.closes_at:
         return "betting is closed: the countdown has ended"
     return None
 
@@ -80,16 +80,16 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             return {"round_id": round_id, "bets": [b for b in summary["bets"] if b.get("key") == idempotency_key],
                     "replayed": True}
         existing = [bet_from_item(b) for b in (summary or {}).get("bets", [])]
-        ctx = betting.RoundContext(round_in_shoe=int(rnd["round_in_shoe"]),
-                                   seats=betting.seats_from_dict(rnd.get("seats") or {}))
+        ctx = betting.RoundContext(round_in_shoe=rnd.round_in_shoe,
+                                   seats=betting.seats_from_dict(rnd.seats))
         reqs = [betting.BetRequest(type=r["type"], amount=int(r["amount"]), seat=r.get("seat"), mode=r.get("mode"))
                 for r in requests]
-        placement = betting.place_bets(rnd["game"], rules, ctx, player, account_kind, existing, reqs,
+        placement = betting.place_bets(rnd.game, rules, ctx, player, account_kind, existing, reqs,
                                        wallet.funds(player),
                                        new_id=lambda i: _bet_id(round_id, player, idempotency_key, i))
         stakes: list[wallets.Stake] = []
         written: list[tuple[BetRecord, int | None]] = []  # each bet, and its amount before
-        shards = int(rnd["shards"])
+        shards = rnd.shards
         by_id = {b["bet_id"]: b for b in (summary or {}).get("bets", [])}
         for change in placement.changes:
             bet, debit = change.bet, change.debit
@@ -97,7 +97,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
             previous = by_id.get(bet.id)
             now = store.now_ms()
             record = wallet.stamp(BetRecord(
-                round_id=round_id, shard=shard, bet=bet, table_id=table_id, game=rnd["game"], status=BetStatus.OPEN,
+                round_id=round_id, shard=shard, bet=bet, table_id=table_id, game=rnd.game, status=BetStatus.OPEN,
                 taken=(int(previous["taken"]) if previous else 0) + debit,
                 placed_at=int(previous["placed_at"]) if previous else now,
                 expires_at=now // 1000 + store.BET_RECORD_DAYS * 86400), raised=previous is not None)
@@ -106,7 +106,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                              "key": idempotency_key, "shard": shard}
             if debit:
                 stakes.append(wallets.Stake(f"bet:{bet.id}:stake:{idempotency_key}", debit, bet.id,
-                                            "reservation" if rnd["game"] == POK_DENG else "stake",
+                                            "reservation" if rnd.game == POK_DENG else "stake",
                                             {"round_id": round_id, "bet_id": bet.id, "table_id": table_id}))
         new_summary = {**keys.player_round_key(round_id, player), "bets": list(by_id.values()),
                        "keys": [*(summary or {}).get("keys", []), idempotency_key],
@@ -129,53 +129,54 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
     return retry(attempt)
 
 
-def close_betting(round_id: str) -> dict[str, Any]:
+def close_betting(round_id: str) -> RoundRecord:
     """The end of the countdown: freeze the bets (each is in the round, or refunded) and hand them
     to the engine. Idempotent: a round closed already is returned as it is; a close that died half
     way (status ``closing``) is finished by whoever comes next."""
-    def flip() -> dict[str, Any]:
+    def flip() -> RoundRecord:
         rnd = store.load_round(round_id)
-        if rnd["status"] != RoundStatus.BETTING:
+        if rnd.status != RoundStatus.BETTING:
             return rnd
-        rnd["status"] = RoundStatus.CLOSING
+        rnd.status = RoundStatus.CLOSING
         return store.save_round(rnd)
 
     rnd = retry(flip)
-    if rnd["status"] != RoundStatus.CLOSING:
+    if rnd.status != RoundStatus.CLOSING:
         return rnd
-    bets = [b.bet for b in store.round_bets(round_id, int(rnd["shards"])) if b.is_open]
+    bets = [b.bet for b in store.round_bets(round_id, rnd.shards) if b.is_open]
     rules = table_rules(rnd)
     refunds: list[str] = []
     engine_bets: list[Bet] = []
-    seats_after = rnd.get("seats") or {}
-    if rnd["game"] in BLACKJACK:
-        closing = betting.close_betting(rnd["game"], rules, betting.seats_from_dict(seats_after), bets)
+    seats_after = rnd.seats
+    if rnd.game in BLACKJACK:
+        closing = betting.close_betting(rnd.game, rules, betting.seats_from_dict(seats_after), bets)
         engine_bets = list(closing.bets)
         refunds = [r.bet.id for r in closing.refunds]
         seats_after = betting.seats_to_dict(closing.seats)
     for bet_id in refunds:
-        refund_bet(round_id, bet_id, int(rnd["shards"]), reason="no seat bet")
+        refund_bet(round_id, bet_id, rnd.shards, reason="no seat bet")
     wallet = wallets.of(rnd)
     balances = {player: wallet.funds(player)
                 for player in sorted({b.player for b in engine_bets})}  # one read per player, not per bet
     # where the round's bets are: settlement visits these shards only (no bet is placed after the
     # close: every placement is conditioned on the round still taking bets)
-    bet_shards = shard_counts((b.id for b in bets), int(rnd["shards"]))
+    bet_shards = shard_counts((b.id for b in bets), rnd.shards)
 
-    def write() -> dict[str, Any]:
+    def write() -> RoundRecord:
         current = store.load_round(round_id)
-        if current["status"] != RoundStatus.CLOSING:
+        if current.status != RoundStatus.CLOSING:
             return current
-        current.update(status=RoundStatus.PLAYING, engine_bets=[bet_to_item(b) for b in engine_bets], balances=balances,
-                       refunds=refunds, closed_at=store.now_ms(), seats=seats_after, bet_shards=bet_shards)
-        table = store.load_table(current["table_id"])
+        current.status, current.closed_at = RoundStatus.PLAYING, store.now_ms()
+        current.engine_bets, current.balances = [bet_to_item(b) for b in engine_bets], balances
+        current.refunds, current.seats, current.bet_shards = refunds, seats_after, bet_shards
+        table = store.load_table(current.table_id)
         table["round_status"] = RoundStatus.PLAYING
-        if current["game"] in BLACKJACK:
+        if current.game in BLACKJACK:
             table["seats"] = seats_after
-        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))])
+        store.write_versioned([(current, current.version), (table, int(table["version"]))])
         return current
 
     closed = retry(write)
     # the workflow's countdown ends with the close: now, if a card closed betting before its time
-    workflow.resume(closed.get("countdown_token"))
+    workflow.resume(closed.countdown_token)
     return closed

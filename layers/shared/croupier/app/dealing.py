@@ -41,7 +41,7 @@ from . import alerts, store, visibility, workflow
 from .bets import close_betting
 from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
-from .records import ACTIVE, LogEntry, LogState, RoundStatus
+from .records import ACTIVE, LogEntry, LogState, RoundRecord, RoundStatus
 from .rounds import pause_fields, retry, take_token, timers, wake_again
 
 READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
@@ -109,7 +109,7 @@ class _Pass:
     """One pass over the log: what it takes, writes and tells, decided before anything is written."""
 
     table: dict[str, Any]
-    rnd: dict[str, Any] | None
+    rnd: RoundRecord | None
     shoe: Shoe | None
     cursor: int
     updates: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
@@ -151,13 +151,13 @@ class _Pass:
         if block and entry is not None:
             blocked = {"n": entry.n, "scan_id": entry.scan_id, "card": entry.card, "reason": reason}
             self.updates.append((entry.n, {"blocked": reason}))
-        betting = self.rnd["status"] == RoundStatus.BETTING
+        betting = self.rnd.status == RoundStatus.BETTING
         if pause_fields(self.rnd, reason, blocked, code=code):
             self.round_changed = True
             self.paused = reason
             self.tell("paused", entry, reason)
             if betting:  # no bet once the dealer has started dealing: the pause closes betting too
-                self.rnd["status"] = RoundStatus.CLOSING
+                self.rnd.status = RoundStatus.CLOSING
                 self.then_close = True
 
 
@@ -175,11 +175,11 @@ def drain(table_id: str, table: dict[str, Any] | None = None) -> dict[str, Any]:
         taken += step.taken
         _tell(table_id, step)
         if step.paused and step.rnd is not None:
-            paused = step.rnd["round_id"]
+            paused = step.rnd.round_id
         if step.then_close and step.rnd is not None:
-            close_betting(step.rnd["round_id"])
+            close_betting(step.rnd.round_id)
             continue
-        if step.taken == 0 or step.exhausted or (step.rnd is not None and step.rnd.get("paused")):
+        if step.taken == 0 or step.exhausted or (step.rnd is not None and step.rnd.paused):
             break
     out: dict[str, Any] = {"taken": taken}
     if paused:
@@ -191,9 +191,9 @@ def _tell(table_id: str, step: _Pass) -> None:
     """Once the pass is stored: the alerts it raised."""
     for what, entry, why in step.told:
         if what == "paused" and step.rnd is not None:
-            alerts.round_paused(step.rnd, why, step.rnd.get("blocked"))
+            alerts.round_paused(step.rnd, why, step.rnd.blocked)
         elif what == "not-taken" and entry is not None:
-            alerts.card_not_taken(table_id, entry, why, step.rnd["round_id"] if step.rnd else None)
+            alerts.card_not_taken(table_id, entry, why, step.rnd.round_id if step.rnd else None)
         elif what == "refused" and entry is not None:
             alerts.device_event_refused(table_id, entry, why)
 
@@ -208,7 +208,7 @@ def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | Non
     if not pending:
         return None
     rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
-    if rnd is not None and rnd["status"] not in ACTIVE:
+    if rnd is not None and rnd.status not in ACTIVE:
         rnd = None
     step = _Pass(table, rnd, Shoe.from_dict(table["shoe"]) if table.get("shoe") else None, cursor)
     for entry in pending:
@@ -224,11 +224,11 @@ def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | Non
     table["log_taken"] = step.cursor
     if step.shoe is not None:
         table["shoe"] = step.shoe.to_dict()
-    items: list[tuple[dict[str, Any], int | None]] = [(table, int(table["version"]))]
+    items: list[tuple[store.Versioned, int | None]] = [(table, int(table["version"]))]
     if step.rnd is not None and step.round_changed:
         if not _dealing_on(step):
             token = take_token(step.rnd)
-        items.append((step.rnd, int(step.rnd["version"])))
+        items.append((step.rnd, step.rnd.version))
     store.write_versioned(items, [store.log_entry_update(table_id, n, fields) for n, fields in step.updates])
     workflow.resume(token)
     return step
@@ -242,20 +242,20 @@ def _dealing_on(step: _Pass) -> bool:
     and the workflow waits again for what is left of the time from the last card. The workflow is
     woken when the round needs something else: a decision, a window, a pause, settlement."""
     rnd = step.rnd
-    if (rnd is None or rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or not rnd.get("wait_token")
-            or not str(rnd.get("expect_key") or "").startswith("card:")):
+    if (rnd is None or rnd.status != RoundStatus.PLAYING or rnd.paused or not rnd.wait_token
+            or not str(rnd.expect_key or "").startswith("card:")):
         return False
     expected = step.round_engine().expected
     if not isinstance(expected, CardFor):
         return False
-    rnd["expect_key"], rnd["expect_since"] = expectation_key(expected), store.now_ms()
+    rnd.expect_key, rnd.expect_since = expectation_key(expected), store.now_ms()
     return True
 
 
 def _decide(step: _Pass, entry: LogEntry) -> bool:
     """Decide what becomes of one entry; False when it (and so every later entry) must wait."""
     rnd = step.rnd
-    if rnd is not None and (rnd["status"] == RoundStatus.CLOSING or rnd.get("paused")):
+    if rnd is not None and (rnd.status == RoundStatus.CLOSING or rnd.paused):
         return False  # the close (or the supervisor) comes first; then the log is taken again
     kind = entry.kind
     if entry.out_of_sequence:  # a number the reader used before, for another scan
@@ -273,7 +273,7 @@ def _decide(step: _Pass, entry: LogEntry) -> bool:
     try:
         if kind == "shoe-shuffled":
             if rnd is not None:
-                raise ShoeError(f"round {rnd['round_id']} is in play: shuffle between rounds", reason="round-in-play")
+                raise ShoeError(f"round {rnd.round_id} is in play: shuffle between rounds", reason="round-in-play")
             per_round_burn = 1 if step.table["game"] == "pok-deng" else 0
             step.shoe = Shoe(entry.shoe_id or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn,
                              shuffled_at=entry.sent_at)
@@ -287,7 +287,7 @@ def _decide(step: _Pass, entry: LogEntry) -> bool:
             shoe.cut_card()
             step.done(entry, LogState.TAKEN, use="cut-card", shoe_id=shoe.shoe_id)
             if rnd is not None:
-                rnd["last_round"] = shoe.is_last_round
+                rnd.last_round = shoe.is_last_round
                 step.round_changed = True
         else:  # pragma: no cover - the event models admit only the kinds above
             raise ShoeError(f"unknown device event {kind!r}", reason="unknown-event")
@@ -307,9 +307,9 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
         return _not_taken(step, entry, f"{step.named(entry)} was scanned before shoe {shoe.shoe_id} was shuffled",
                           count=False)
     phase = shoe.phase
-    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, int(rnd["created_at"])):
+    if phase is ShoePhase.ROUND_BURN and rnd is not None and _sent_before(entry, rnd.created_at):
         # not this round's burn card: one of an earlier round, late
-        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened", block=True,
+        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd.round_id} opened", block=True,
                    code="card-out-of-turn")
         return False
     if phase in (ShoePhase.SHUFFLED, ShoePhase.BURNING, ShoePhase.ROUND_BURN):
@@ -318,7 +318,7 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
         except ShoeError as exc:
             return _refused(step, entry, str(exc))
         if phase is ShoePhase.ROUND_BURN and rnd is not None:  # burned face down at the round's start
-            step.done(entry, LogState.TAKEN, use=str(use), shoe_id=shoe.shoe_id, round_id=rnd["round_id"],
+            step.done(entry, LogState.TAKEN, use=str(use), shoe_id=shoe.shoe_id, round_id=rnd.round_id,
                       face_up=False)
         else:
             step.done(entry, LogState.TAKEN, use=str(use), shoe_id=shoe.shoe_id)
@@ -327,18 +327,18 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
         return _not_taken(step, entry, f"shoe {shoe.shoe_id} is closed: shuffle a new shoe", count=False)
     if rnd is None or phase is ShoePhase.READY:
         return _not_taken(step, entry, "no round is being dealt at this table")
-    if rnd["status"] in (RoundStatus.SETTLING, RoundStatus.VOIDING):
-        return _not_taken(step, entry, f"round {rnd['round_id']} is {rnd['status']}: its cards are all in")
-    if _sent_before(entry, int(rnd["created_at"])):
+    if rnd.status in (RoundStatus.SETTLING, RoundStatus.VOIDING):
+        return _not_taken(step, entry, f"round {rnd.round_id} is {rnd.status}: its cards are all in")
+    if _sent_before(entry, rnd.created_at):
         # delivered late (or again) after the round it was dealt to ended and this one opened: it
         # cannot be this round's card; the supervisor says what it was
-        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd['round_id']} opened",
+        step.pause(entry, f"{step.named(entry)} was scanned before round {rnd.round_id} opened",
                    block=True, code="card-out-of-turn")
         return False
     engine = step.round_engine()
-    if rnd["status"] == RoundStatus.BETTING:
-        closes_at = int(rnd["closes_at"])
-        deals_early = bool(engine_class(rnd["game"]).deals_during_betting)
+    if rnd.status == RoundStatus.BETTING:
+        closes_at = rnd.closes_at
+        deals_early = bool(engine_class(rnd.game).deals_during_betting)
         if entry.at >= closes_at or (not deals_early and entry.at >= closes_at - timers(rnd).early_card * 1000):
             step.then_close = True  # the dealer is dealing: betting is over, whoever notices first
             return False
@@ -359,9 +359,9 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
     except (ShoeError, CroupierError) as exc:
         return _refused(step, entry, str(exc))
     assert use is CardUse.ROUND
-    rnd["events"].append({"card": card, "n": entry.n})
+    rnd.events.append({"card": card, "n": entry.n})
     step.round_changed = True
-    step.done(entry, LogState.TAKEN, use="round", round_id=rnd["round_id"], hand=expected.hand,
+    step.done(entry, LogState.TAKEN, use="round", round_id=rnd.round_id, hand=expected.hand,
               face_up=expected.face_up, shoe_id=shoe.shoe_id)
     return True
 
@@ -387,7 +387,7 @@ def _refused(step: _Pass, entry: LogEntry, why: str) -> bool:
     """The shoe refuses the card (a ninth copy, an empty shoe): it is kept as refused, and the
     round being dealt is paused (the dealer or the reader made a mistake the table must see)."""
     step.done(entry, LogState.REFUSED, reason=why)
-    if step.rnd is not None and step.rnd["status"] in (RoundStatus.BETTING, RoundStatus.PLAYING):
+    if step.rnd is not None and step.rnd.status in (RoundStatus.BETTING, RoundStatus.PLAYING):
         step.pause(entry, f"{step.named(entry)} refused: {why}", block=False, code="card-refused")
         return False
     step.tell("not-taken", entry, why)

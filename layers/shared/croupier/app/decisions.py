@@ -16,7 +16,7 @@ from . import store, wallets, workflow
 from .dealing import drain
 from .engine import apply_event, expectation_key, rebuild
 from .errors import AppError, StateConflict
-from .records import bet_from_item
+from .records import RoundRecord, bet_from_item
 from .rounds import require_playing, retry, take_token, timers, wake_again
 
 SEATED = ("hit", "stand", "double", "split", "surrender", "insurance")
@@ -25,7 +25,7 @@ COSTLY = ("double", "split")
 """Seated actions with an extra stake: chosen at the turn, never pre-selected."""
 
 
-def _card_comes_first(rnd: dict[str, Any], engine: Any) -> bool:
+def _card_comes_first(rnd: RoundRecord, engine: Any) -> bool:
     """After a hit or a double the hand's card comes next, and the workflow, waiting for this
     decision, has nothing to do until the card is dealt: it is left waiting, its wait now the
     card's (``expect_key``, ``expect_since``), and the dealing path wakes it once the card is
@@ -34,14 +34,14 @@ def _card_comes_first(rnd: dict[str, Any], engine: Any) -> bool:
     timer runs out no later than the card's would: a timer that fires after the decision was
     made is stale, and the workflow then waits for what is left of the card's time."""
     expected = engine.expected
-    if (not rnd.get("wait_token") or rnd.get("paused") or not isinstance(expected, CardFor)
-            or not str(rnd.get("expect_key") or "").startswith("decision:")):
+    if (not rnd.wait_token or rnd.paused or not isinstance(expected, CardFor)
+            or not str(rnd.expect_key or "").startswith("decision:")):
         return False
     round_timers, now = timers(rnd), store.now_ms()
-    decision_ends = int(rnd.get("expect_since") or now) + 1000 * round_timers.decision
+    decision_ends = (rnd.expect_since or now) + 1000 * round_timers.decision
     if decision_ends > now + 1000 * round_timers.pause_void:
         return False
-    rnd["expect_key"], rnd["expect_since"] = expectation_key(expected), now
+    rnd.expect_key, rnd.expect_since = expectation_key(expected), now
     return True
 
 
@@ -58,13 +58,13 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
 
     def attempt() -> dict[str, Any]:
         rnd = store.load_round(round_id)
-        holder["table_id"] = rnd["table_id"]
-        done = (rnd.get("decision_keys") or {}).get(done_key) if done_key else None
+        holder["table_id"] = rnd.table_id
+        done = (rnd.decision_keys or {}).get(done_key) if done_key else None
         if done is not None:
             wake_again(rnd)
             return {"round_id": round_id, **done, "replayed": True}
         require_playing(rnd)
-        bets = [bet_from_item(b) for b in rnd.get("engine_bets", [])]
+        bets = [bet_from_item(b) for b in rnd.engine_bets]
         own_seat = any(b.type == "seat" and b.seat == seat and b.player == player for b in bets)
         own_behind = next((b for b in bets if b.type == "behind" and b.seat == seat and b.player == player), None)
         if behind:
@@ -95,25 +95,25 @@ def decide(round_id: str, player: str, seat: int, action: str, *, behind: bool =
         apply_event(engine, event)  # IllegalAction -> 409 with the engine's reason
         after = engine.balance_of(player)  # type: ignore[attr-defined]
         cost = (before - after) if before is not None and after is not None else 0
-        rnd["events"].append(event)
+        rnd.events.append(event)
         if done_key:
-            rnd["decision_keys"] = {**(rnd.get("decision_keys") or {}), done_key: {"applied": event, "cost": cost}}
+            rnd.decision_keys = {**(rnd.decision_keys or {}), done_key: {"applied": event, "cost": cost}}
         holder["token"] = None if _card_comes_first(rnd, engine) else take_token(rnd)
-        version = int(rnd["version"])
+        version = rnd.version
         round_put = store.versioned_put(rnd, version)
         try:
             if cost > 0:  # the round's wallet takes the extra stake, written with the decision
-                shard = store.shard_of(bet_ref.id, int(rnd["shards"]))
-                stake = wallets.Stake(f"bet:{bet_ref.id}:{action}:{len(rnd['events'])}", cost, bet_ref.id,
+                shard = store.shard_of(bet_ref.id, rnd.shards)
+                stake = wallets.Stake(f"bet:{bet_ref.id}:{action}:{len(rnd.events)}", cost, bet_ref.id,
                                       "follow" if action.startswith("follow-") else action,
                                       {"round_id": round_id, "bet_id": bet_ref.id, "action": action})
-                wallets.of(rnd).take(player, rnd["table_id"], round_id, [stake], kind=action, what=action,
+                wallets.of(rnd).take(player, rnd.table_id, round_id, [stake], kind=action, what=action,
                                      changes=lambda debited: [round_put, store.add_taken(
                                          round_id, shard, bet_ref.id, cost, debited.get(bet_ref.id, ()))])
             else:
                 store.write([round_put])
         except BaseException:
-            rnd["version"] = version  # the next attempt reads the round again
+            rnd.version = version  # the next attempt reads the round again
             raise
         return {"round_id": round_id, "applied": event, "cost": cost}
 

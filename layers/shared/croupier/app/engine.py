@@ -13,7 +13,7 @@ from typing import Any
 from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, Expectation, FollowWindow, InsuranceWindow, RoundEngine
 from . import store
-from .records import bet_from_item
+from .records import RoundRecord, bet_from_item
 
 
 def action_from(data: dict[str, Any]) -> Action:
@@ -35,19 +35,19 @@ def apply_event(engine: RoundEngine, event: dict[str, Any]) -> None:
         raise ValueError(f"unknown round event {event!r}")
 
 
-def rebuild(round_item: dict[str, Any], bets: Sequence[Bet] | None = None) -> RoundEngine:
+def rebuild(round_item: RoundRecord, bets: Sequence[Bet] | None = None) -> RoundEngine:
     """The round's engine after every stored event. ``bets``: the bets to settle (baccarat and Pok
     Deng rounds play the same whatever the bets; blackjack rounds use the bets stored in the round)."""
-    engine_bets = [bet_from_item(b) for b in round_item.get("engine_bets", [])]
+    engine_bets = [bet_from_item(b) for b in round_item.engine_bets]
     engine = new_round(
-        round_item["game"],
+        round_item.game,
         list(bets) if bets is not None else engine_bets,
         overrides=store.round_rules(round_item),
-        round_in_shoe=int(round_item.get("round_in_shoe", 1)),
-        balances=round_item.get("balances") or None,
+        round_in_shoe=round_item.round_in_shoe,
+        balances=round_item.balances or None,
         validate=False,
     )
-    for event in round_item.get("events", []):
+    for event in round_item.events:
         apply_event(engine, event)
     return engine
 

@@ -24,7 +24,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import keys, store, visibility
 from .engine import apply_event, expectation_key
 from .lobby import shoe_roads
-from .records import BetRecord, LogEntry, RoundStatus, bet_from_item
+from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, bet_from_item
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -36,33 +36,35 @@ VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
 def events_of(old: dict[str, Any] | None, new: dict[str, Any] | None, at: int) -> list[dict[str, Any]]:
     """The events of one item's change (``old`` and ``new`` images, ``None`` for none)."""
     kind = keys.kind_of(new or old or {})
-    made = {"round": _round_events, "table": _table_events, "bet": _bet_events,
+    made = {"round": _round_change, "table": _table_events, "bet": _bet_events,
             "log-entry": _log_events}.get(kind or "")
     out = made(old, new, at) if made is not None and new is not None else []
     return [validated(e) for e in out]
 
 
-def _hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
+def _hidden(rnd: RoundRecord, engine: RoundEngine) -> bool:
     """Are the round's face-down cards still hidden? (:func:`croupier.app.visibility.cards_hidden`)"""
     return visibility.cards_hidden(rnd, engine)
 
 
-def _fresh(rnd: dict[str, Any]) -> RoundEngine:
-    return new_round(rnd["game"], [bet_from_item(b) for b in rnd.get("engine_bets", [])],
-                     overrides=store.round_rules(rnd), round_in_shoe=int(rnd.get("round_in_shoe", 1)),
-                     balances=rnd.get("balances") or None, validate=False)
+def _fresh(rnd: RoundRecord) -> RoundEngine:
+    return new_round(rnd.game, [bet_from_item(b) for b in rnd.engine_bets], overrides=store.round_rules(rnd),
+                     round_in_shoe=rnd.round_in_shoe, balances=rnd.balances or None, validate=False)
 
 
-def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
-    base = {"table_id": new["table_id"], "round_id": new["round_id"], "at": at}
+def _round_change(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
+    return _round_events(None if old is None else RoundRecord.from_item(old), RoundRecord.from_item(new), at)
+
+
+def _round_events(old: RoundRecord | None, new: RoundRecord, at: int) -> list[dict[str, Any]]:
+    base = {"table_id": new.table_id, "round_id": new.round_id, "at": at}
     if old is None:
-        return [{"type": "round-opened", **base, "seq": 0, "game": new["game"],
-                 "round_in_shoe": int(new["round_in_shoe"]), "closes_at": int(new["closes_at"]),
-                 "last_round": bool(new.get("last_round"))}]
+        return [{"type": "round-opened", **base, "seq": 0, "game": new.game, "round_in_shoe": new.round_in_shoe,
+                 "closes_at": new.closes_at, "last_round": new.last_round}]
     out: list[dict[str, Any]] = []
-    old_events, new_events = old.get("events") or [], new.get("events") or []
+    old_events, new_events = old.events, new.events
     seq = len(new_events)
-    if old["status"] == RoundStatus.BETTING and new["status"] != RoundStatus.BETTING:
+    if old.status == RoundStatus.BETTING and new.status != RoundStatus.BETTING:
         out.append({"type": "betting-closed", **base, "seq": len(old_events)})
     hidden_before = _hidden(old, _replayed(old)[0])
     engine, face_down = _replayed(new, on_new=lambda event, expected, n: out.extend(
@@ -78,42 +80,42 @@ def _round_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
         shown = [card for card in face_down if card["n"] not in dealt_now]
         if shown:
             out.append({"type": "cards-revealed", **base, "seq": seq, "cards": shown})
-    if not old.get("last_round") and new.get("last_round"):
+    if not old.last_round and new.last_round:
         out.append({"type": "last-round", **base, "seq": seq})
-    if not old.get("paused") and new.get("paused"):
+    if not old.paused and new.paused:
         blocked = visibility.blocked_view(new, engine)  # its card "??" while it would be face down
-        out.append({"type": "round-paused", **base, "seq": seq, "reason": str(new.get("pause_reason")),
-                    "code": str(new.get("pause_code") or "paused"), "blocked_by": blocked,
+        out.append({"type": "round-paused", **base, "seq": seq, "reason": str(new.pause_reason),
+                    "code": str(new.pause_code or "paused"), "blocked_by": blocked,
                     "staff_fields": ["blocked_by"]})  # players get the code's words as the reason
-    elif old.get("paused") and not new.get("paused") and new["status"] == RoundStatus.PLAYING:
+    elif old.paused and not new.paused and new.status == RoundStatus.PLAYING:
         out.append({"type": "round-resumed", **base, "seq": seq})
-    if new["status"] == RoundStatus.PLAYING and not new.get("paused"):
+    if new.status == RoundStatus.PLAYING and not new.paused:
         waiting = _waiting(new, engine)
         timed = waiting is not None and waiting.get("deadline") is not None
-        if waiting is not None and (seq != len(old_events) or old.get("paused") or old["status"] != RoundStatus.PLAYING
-                                    or (timed and new.get("expect_key") != old.get("expect_key"))):
+        if waiting is not None and (seq != len(old_events) or old.paused or old.status != RoundStatus.PLAYING
+                                    or (timed and new.expect_key != old.expect_key)):
             out.append({"type": "waiting-for", **base, "seq": seq, **waiting})  # a timer's start gives its deadline
-    if old["status"] != new["status"]:
-        if new["status"] == RoundStatus.SETTLING and new.get("settlement"):
-            out.append({"type": "round-result", **base, "seq": seq, "result": new["settlement"].get("hands") or {}})
-        elif new["status"] == RoundStatus.SETTLED:
-            out.append({"type": "round-settled", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
-            drawn = shoe_roads(new["game"], new["table_id"], new.get("shoe_id"))
+    if old.status != new.status:
+        if new.status == RoundStatus.SETTLING and new.settlement:
+            out.append({"type": "round-result", **base, "seq": seq, "result": new.settlement.get("hands") or {}})
+        elif new.status == RoundStatus.SETTLED:
+            out.append({"type": "round-settled", **base, "seq": seq, "bets": new.bet_count or 0})
+            drawn = shoe_roads(new.game, new.table_id, new.shoe_id)
             if drawn is not None:
-                out.append({"type": "roads-updated", **base, "seq": seq, "shoe_id": new["shoe_id"], "roads": drawn})
-        if new["status"] in VOID and old["status"] not in VOID:
-            out.append({"type": "round-voided", **base, "seq": seq, "reason": str(new.get("void_reason") or "voided")})
-        if new["status"] == RoundStatus.VOIDED:
-            out.append({"type": "round-refunded", **base, "seq": seq, "bets": int(new.get("bet_count", 0))})
+                out.append({"type": "roads-updated", **base, "seq": seq, "shoe_id": new.shoe_id, "roads": drawn})
+        if new.status in VOID and old.status not in VOID:
+            out.append({"type": "round-voided", **base, "seq": seq, "reason": str(new.void_reason or "voided")})
+        if new.status == RoundStatus.VOIDED:
+            out.append({"type": "round-refunded", **base, "seq": seq, "bets": new.bet_count or 0})
     return out
 
 
-def _replayed(rnd: dict[str, Any], on_new: Any = None) -> tuple[RoundEngine, list[dict[str, Any]]]:
+def _replayed(rnd: RoundRecord, on_new: Any = None) -> tuple[RoundEngine, list[dict[str, Any]]]:
     """The round's engine after its events, and its face-down cards (n, hand, card). ``on_new``
     is called with each event, what the engine expected before it, and its count (1, 2 ...)."""
     engine = _fresh(rnd)
     face_down: list[dict[str, Any]] = []
-    for count, event in enumerate(rnd.get("events") or [], start=1):
+    for count, event in enumerate(rnd.events, start=1):
         expected = engine.expected
         if "card" in event and isinstance(expected, CardFor) and not expected.face_up:
             face_down.append({"n": int(event["n"]), "hand": expected.hand, "card": event["card"]})
@@ -146,16 +148,16 @@ def _engine_event(event: dict[str, Any], expected: Any, base: dict[str, Any]) ->
     return []
 
 
-def _waiting(rnd: dict[str, Any], engine: RoundEngine) -> dict[str, Any] | None:
+def _waiting(rnd: RoundRecord, engine: RoundEngine) -> dict[str, Any] | None:
     expected = engine.expected
     deadline = None
-    if rnd.get("expect_key") == expectation_key(expected) and rnd.get("expect_since"):
+    if rnd.expect_key == expectation_key(expected) and rnd.expect_since:
         round_timers = timers(rnd)
         seconds = (round_timers.decision if isinstance(expected, DecisionFor) else round_timers.insurance
                    if isinstance(expected, InsuranceWindow) else round_timers.follow
                    if isinstance(expected, FollowWindow) else None)
         if seconds is not None:
-            deadline = int(rnd["expect_since"]) + seconds * 1000
+            deadline = rnd.expect_since + seconds * 1000
     if isinstance(expected, CardFor):
         return {"kind": "card", "hand": expected.hand, "face_up": expected.face_up}
     if isinstance(expected, DecisionFor):

@@ -24,33 +24,33 @@ from . import keys, store
 from .identity import Identity
 from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
-from .records import RoundStatus
+from .records import RoundRecord, RoundStatus
 from .rounds import BLACKJACK, table_rules
 
 ROAD_GAMES = ("baccarat", "pok-deng")
 
 
-def result_of(rnd: dict[str, Any]) -> dict[str, Any] | None:
+def result_of(rnd: RoundRecord) -> dict[str, Any] | None:
     """A settled round's result as its roads read it (None for a game without roads)."""
-    hands = (rnd.get("settlement") or {}).get("hands")
-    if rnd["game"] not in ROAD_GAMES or not hands:
+    hands = (rnd.settlement or {}).get("hands")
+    if rnd.game not in ROAD_GAMES or not hands:
         return None
     from .. import roads
 
-    if rnd["game"] == "baccarat":
+    if rnd.game == "baccarat":
         return roads.baccarat_result(hands).to_dict()
     rules = table_rules(rnd)
     assert isinstance(rules, PokDengRules)
     return roads.pokdeng_result(hands, rules).to_dict()
 
 
-def append_result(rnd: dict[str, Any]) -> dict[str, Any] | None:
+def append_result(rnd: RoundRecord) -> dict[str, Any] | None:
     """The transaction item appending a settled round's result to its shoe's results, once."""
     result = result_of(rnd)
     if result is None:
         return None
-    return store.shoe_result_op(rnd["table_id"], rnd["shoe_id"], rnd["round_id"], rnd["game"],
-                                {**result, "round_in_shoe": int(rnd["round_in_shoe"])})
+    return store.shoe_result_op(rnd.table_id, rnd.shoe_id, rnd.round_id, rnd.game,
+                                {**result, "round_in_shoe": rnd.round_in_shoe})
 
 
 def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] | None:
@@ -90,16 +90,18 @@ def table_rounds(table_id: str, limit: int, cursor: str | None, shoe_id: str | N
     store.load_table(table_id)  # 404 for a table that does not exist
     page = _page(keys.rounds_index(table_id), limit, cursor, newest_first=True,
                  shoe_id=shoe_id)
-    return {"table_id": table_id, "rounds": [_round_line(item) for item in page["items"]], "cursor": page["cursor"]}
+    lines = [_round_line(RoundRecord.from_item(item)) for item in page["items"]]
+    return {"table_id": table_id, "rounds": lines, "cursor": page["cursor"]}
 
 
-def _round_line(rnd: dict[str, Any]) -> dict[str, Any]:
-    out = {k: rnd.get(k) for k in ("round_id", "shoe_id", "round_in_shoe", "status", "created_at", "finished_at",
-                                   "last_round")}
-    if rnd["status"] == RoundStatus.SETTLED:
-        out["result"] = (rnd.get("settlement") or {}).get("hands")
-    elif rnd["status"] == RoundStatus.VOIDED:
-        out["void_reason"] = rnd.get("void_reason")
+def _round_line(rnd: RoundRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"round_id": rnd.round_id, "shoe_id": rnd.shoe_id, "round_in_shoe": rnd.round_in_shoe,
+                           "status": rnd.status, "created_at": rnd.created_at, "finished_at": rnd.finished_at,
+                           "last_round": rnd.last_round}
+    if rnd.status == RoundStatus.SETTLED:
+        out["result"] = (rnd.settlement or {}).get("hands")
+    elif rnd.status == RoundStatus.VOIDED:
+        out["void_reason"] = rnd.void_reason
     return out
 
 

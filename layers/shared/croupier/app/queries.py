@@ -8,9 +8,9 @@ from typing import Any
 
 from . import keys, store, wallets
 from .engine import rebuild
-from .errors import AppError, Funds, NotFound, StateConflict
+from .errors import AppError, Funds, StateConflict
 from .identity import Identity
-from .records import TAKING_BETS, BetRecord, BetStatus, RoundStatus
+from .records import TAKING_BETS, BetRecord, BetStatus, RoundRecord, RoundStatus
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
@@ -54,12 +54,12 @@ SUMMARY = ("round_id", "table_id", "game", "round_in_shoe", "status", "paused", 
            "last_round", "created_at", "closes_at")
 
 
-def round_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+def round_summary(rnd: RoundRecord, who: Identity) -> dict[str, Any]:
     """A round's summary as ``who`` may read it: a pause's reason for the table's staff, its
     code's words for everyone else (:func:`croupier.app.visibility.pause_reason`)."""
-    out = {k: item.get(k) for k in SUMMARY}
-    out["pause_reason"] = pause_reason(item, who)
-    out["pause_code"] = item.get("pause_code") if item.get("paused") else None
+    out = {k: getattr(rnd, k) for k in SUMMARY}
+    out["pause_reason"] = pause_reason(rnd, who)
+    out["pause_code"] = rnd.pause_code if rnd.paused else None
     return out
 
 
@@ -68,16 +68,14 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
     seated hand (as at the table) but of the seats and bets behind only their own ids, their own
     bets, and of a window only their own bets in it; the house's result only for operators and
     supervisors."""
-    item = store.get(store.game_table(), keys.round_key(round_id))
-    if item is None:
-        raise NotFound(f"no round {round_id!r}", reason="no-round")
+    item = store.load_round(round_id)
     out = round_summary(item, who)
-    staff = staff_of(who, item["table_id"])
-    out["seq"] = len(item.get("events") or [])  # the round's event count: its pushed events continue from here
+    staff = staff_of(who, item.table_id)
+    out["seq"] = len(item.events)  # the round's event count: its pushed events continue from here
     # the dealer has played: every card is face up
-    finished = item["status"] in (RoundStatus.SETTLING, RoundStatus.SETTLED)
+    finished = item.status in (RoundStatus.SETTLING, RoundStatus.SETTLED)
     engine = None
-    if item["status"] not in TAKING_BETS:
+    if item.status not in TAKING_BETS:
         engine = rebuild(item)
         hands = engine.view(reveal_hidden=finished)  # a hidden card stays hidden, for everyone
         expected = engine.expected
@@ -85,20 +83,20 @@ def round_view(round_id: str, who: Identity) -> dict[str, Any]:
         if hasattr(expected, "legal"):
             shown["legal"] = sorted(expected.legal)
         if not staff:  # a player, or another table's console: only the caller's own bets and seat
-            own = {b["bet_id"] for b in player_bets(item, who.subject)} if who.role == "player" else set()
+            own = {b["bet_id"] for b in player_bets(round_id, who.subject)} if who.role == "player" else set()
             hands = _players_hands(hands, who.subject, own)
             shown = _own_window(shown, own)
         out["hands"] = hands
         out["expected"] = shown
-    if item.get("settlement") and finished:
-        out["result"] = item["settlement"].get("hands")
+    if item.settlement and finished:
+        out["result"] = item.settlement.get("hands")
     if staff:  # the table's console shows the decisions and window closes as they happen
-        out["actions"] = [event for event in item.get("events", []) if "card" not in event]
-    if item.get("blocked") and staff:  # the card that paused the round, waiting for the supervisor's word
+        out["actions"] = [event for event in item.events if "card" not in event]
+    if item.blocked and staff:  # the card that paused the round, waiting for the supervisor's word
         out["blocked"] = blocked_view(item, engine if engine is not None else rebuild(item))
     if who.role in FINANCE:
-        out["house_result"] = item.get("house_result")
-    out["bets"] = player_bets(item, who.subject) if who.role == "player" else []
+        out["house_result"] = item.house_result
+    out["bets"] = player_bets(round_id, who.subject) if who.role == "player" else []
     return out
 
 
@@ -125,12 +123,12 @@ def _players_hands(hands: dict[str, Any], player: str, own: set[str]) -> dict[st
     return out
 
 
-def player_bets(item: dict[str, Any], player: str) -> list[dict[str, Any]]:
+def player_bets(round_id: str, player: str) -> list[dict[str, Any]]:
     """The caller's own bets in this round, with their results once settled."""
-    summary = store.get(store.game_table(), keys.player_round_key(item["round_id"], player))
+    summary = store.get(store.game_table(), keys.player_round_key(round_id, player))
     out = []
     for bet in (summary or {}).get("bets", []):
-        stored = store.bet_record(item["round_id"], int(bet["shard"]), bet["bet_id"])
+        stored = store.bet_record(round_id, int(bet["shard"]), bet["bet_id"])
         if stored:
             out.append(stored.view())
     return out
@@ -198,16 +196,15 @@ def bet_record(player: str, limit: int, cursor: str | None) -> dict[str, Any]:
 
 
 def _round_record(round_id: str, player: str) -> dict[str, Any]:
-    rnd = store.get(store.game_table(), keys.round_key(round_id), consistent=False)
+    rnd = store.find_round(round_id, consistent=False)
     if rnd is None:
         return {}
-    out: dict[str, Any] = {"status": rnd["status"], "round_in_shoe": rnd.get("round_in_shoe"),
-                           "created_at": rnd.get("created_at")}
-    if rnd["status"] == RoundStatus.SETTLED:
-        out["hands"] = (rnd.get("settlement") or {}).get("hands")
-        out["decisions"] = [_decision_seen(e["action"], player) for e in rnd.get("events", []) if "action" in e]
-    elif rnd["status"] == RoundStatus.VOIDED:
-        out["void_reason"] = rnd.get("void_reason")
+    out: dict[str, Any] = {"status": rnd.status, "round_in_shoe": rnd.round_in_shoe, "created_at": rnd.created_at}
+    if rnd.status == RoundStatus.SETTLED:
+        out["hands"] = (rnd.settlement or {}).get("hands")
+        out["decisions"] = [_decision_seen(e["action"], player) for e in rnd.events if "action" in e]
+    elif rnd.status == RoundStatus.VOIDED:
+        out["void_reason"] = rnd.void_reason
     return out
 
 
@@ -239,17 +236,15 @@ def round_record(round_id: str) -> dict[str, Any]:
     stay hidden, and a transcript would show them."""
     from .audit import transcript_of  # the audit's own transcript of a stored round: one way to make it
 
-    item = store.get(store.game_table(), keys.round_key(round_id))
-    if item is None:
-        raise NotFound(f"no round {round_id!r}", reason="no-round")
-    if item["status"] != RoundStatus.SETTLED:
-        raise StateConflict(f"round {round_id} is {item['status']}: its transcript is given once it is settled "
+    item = store.load_round(round_id)
+    if item.status != RoundStatus.SETTLED:
+        raise StateConflict(f"round {round_id} is {item.status}: its transcript is given once it is settled "
                             "(until then its hidden cards stay hidden)", reason="not-settled")
-    records = sorted(store.round_bets(round_id, int(item.get("shards") or 1)), key=lambda b: b.bet_id)
-    transcript = transcript_of(store.plain(item), records).model_dump(mode="json", exclude_none=True)
+    records = sorted(store.round_bets(round_id, item.shards), key=lambda b: b.bet_id)
+    transcript = transcript_of(item, records).model_dump(mode="json", exclude_none=True)
     bets = [{"bet_id": b.bet_id, "player": b.player, **b.view()} for b in records]
-    return {"round_id": round_id, "table_id": item["table_id"], "game": item["game"],
-            "transcript": transcript, "bets": bets, "ledger": _round_ledger(bets), "history": _history(item)}
+    return {"round_id": round_id, "table_id": item.table_id, "game": item.game,
+            "transcript": transcript, "bets": bets, "ledger": _round_ledger(bets), "history": item.history}
 
 
 def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -264,7 +259,3 @@ def _round_ledger(bets: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 entries.append({"player": player, **entry.view()})
     return sorted(entries, key=lambda e: (e["at"], e["player"]))
 
-
-def _history(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """The supervisors' pauses, resumes and voids of the round, as stored."""
-    return [store.plain(h) for h in item.get("history") or []]

@@ -82,7 +82,7 @@ def check(bets: list[BetRecord], calls: list[dict[str, Any]], operator_view: Ope
 def check_rounds(round_ids: list[str], operator_view: OperatorView | None = None) -> WalletCalls:
     """:func:`check` of some rounds' bets and calls only (a round's own reconciliation, without
     reading the whole store)."""
-    bets = [b for r in round_ids for b in store.round_bets(r, int(store.load_round(r)["shards"]))]
+    bets = [b for r in round_ids for b in store.round_bets(r, store.load_round(r).shards)]
     calls = [c for r in round_ids for c in store.round_calls(r)]
     return check(bets, calls, operator_view)
 

@@ -1,6 +1,6 @@
 """The stored records' vocabulary: the statuses a round, a bet and a device-log entry go through;
-a bet, a device-log entry, a wallet's records (its balance, its ledger entries, its once-only
-markers), a screen's connection and a table's watcher as typed values.
+a round, a bet, a device-log entry, a wallet's records (its balance, its ledger entries, its
+once-only markers), a screen's connection and a table's watcher as typed values.
 
 Values are the strings stored in DynamoDB and shown by the API (a :class:`~enum.StrEnum` member is
 its string), so items written before these names existed read the same.
@@ -10,9 +10,10 @@ A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` →
 
 The typed records (keys from :mod:`croupier.app.keys`) are read with ``from_item`` and written
 with ``item()`` (a watcher: ``attributes()``, beside its keys): the item is the same, attribute
-for attribute, as the one written before these types existed. Reading checks types, never sums:
-a ledger entry that does not add up, a bet whose payout is wrong, are read as they are, for the
-audit to report.
+for attribute, as the one written before these types existed (a round's, but for the attributes
+it has no value for: they are left out, where a round written as a dictionary kept some as
+nulls). Reading checks types, never sums: a ledger entry that does not add up, a bet whose payout
+is wrong, are read as they are, for the audit to report.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from .keys import (
     op_of,
     player_index,
     player_of,
+    round_key,
+    rounds_index,
     seq_of,
     table_of_log,
     wallet_key,
@@ -69,6 +72,101 @@ def unknown_attributes(item: Mapping[str, Any], known: Collection[str]) -> dict[
     """The attributes of ``item`` its record does not know (a later version's, or no one's): a
     typed record keeps them as read and writes them back, and the audit names them."""
     return {name: value for name, value in item.items() if name not in known}
+
+
+# --- a round --------------------------------------------------------------------------------------
+
+
+@dataclass
+class RoundRecord:
+    """``ROUND#{round}`` / ``META``: one round of a table, written whole on its ``version`` (each
+    write adds one: a writer that read an earlier version loses, and reads again).
+
+    What it is: its table, game and wallet (``{"mode": "internal"}``, or the operator's seamless
+    wallet, copied from the table when it opened), the id of the rules it is played under (the
+    rules themselves are stored apart, once; a round written before that carries ``rules``), its
+    place in the shoe and whether it is the shoe's last, its bet shards, when it opened and when
+    its betting closes. What happened: its status, the events its engine replays (``events``: the
+    cards, the decisions, the windows closed), the bets the engine plays and the players' balances
+    when betting closed (``engine_bets``, ``balances``), the refunds of the close, the seats, what
+    it waits for and since when (``expect_key``, ``expect_since``), the decisions applied (by their
+    once-only keys), its pauses, resumes and void (``history``, and the pause now: its reason,
+    code, time and the log entry it ``blocked``), the workflow's task tokens (one at a time), and
+    at its end its settlement, the house's result, its bet count and when it finished.
+
+    Its item also holds the ``rounds-by-table`` index's keys (the table, then when it opened). An
+    attribute with no value (None) is not written; an attribute no round has is kept as read in
+    ``extra`` and written back with it. Unlike the other records a round is changed in place: the
+    application reads it, changes it and writes it on the version it read."""
+
+    round_id: str
+    table_id: str
+    game: str
+    status: RoundStatus
+    round_in_shoe: int
+    shoe_id: str
+    shards: int
+    created_at: int
+    closes_at: int
+    version: int = 0
+    wallet: dict[str, Any] | None = None
+    rules_id: str | None = None
+    rules: dict[str, Any] | None = None
+    last_round: bool = False
+    paused: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+    engine_bets: list[dict[str, Any]] = field(default_factory=list)
+    balances: dict[str, int] = field(default_factory=dict)
+    refunds: list[str] = field(default_factory=list)
+    seats: dict[str, Any] = field(default_factory=dict)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    expect_key: str | None = None
+    expect_since: int | None = None
+    decision_keys: dict[str, Any] | None = None
+    closed_at: int | None = None
+    bet_shards: dict[str, int] | None = None
+    wait_token: str | None = None
+    wait_registered_at: int | None = None
+    woken_token: str | None = None
+    countdown_token: str | None = None
+    pause_reason: str | None = None
+    pause_code: str | None = None
+    paused_at: int | None = None
+    blocked: dict[str, Any] | None = None
+    void_reason: str | None = None
+    settlement: dict[str, Any] | None = None
+    finished_at: int | None = None
+    house_result: int | None = None
+    bet_count: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> RoundRecord:
+        """A round from its item (numbers as integers, as the store reads them); a value of the
+        wrong type is refused."""
+        known = {name: read(item[name]) for name, read in _ROUND_FIELDS.items() if item.get(name) is not None}
+        return cls(**known, extra=unknown_attributes(item, _ROUND_ATTRIBUTES))
+
+    def key(self) -> dict[str, str]:
+        return round_key(self.round_id)
+
+    def item(self) -> dict[str, Any]:
+        values = {name: getattr(self, name) for name in _ROUND_FIELDS}
+        return {**self.key(), **{name: value for name, value in values.items() if value is not None},
+                "gsi1pk": rounds_index(self.table_id), "gsi1sk": f"{self.created_at:013d}#{self.round_id}",
+                **self.extra}
+
+
+def _map(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{value!r} is not a map")
+    return dict(value)
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{value!r} is not a list")
+    return list(value)
 
 
 # --- a bet ----------------------------------------------------------------------------------------
@@ -296,6 +394,19 @@ def _whole(value: Any) -> int:
     if isinstance(value, bool) or int(value) != value:
         raise TypeError(f"{value!r} is not a whole number")
     return int(value)
+
+
+_ROUND_FIELDS: dict[str, Any] = {
+    "round_id": _text, "table_id": _text, "game": _text, "status": RoundStatus, "round_in_shoe": _whole,
+    "shoe_id": _text, "shards": _whole, "created_at": _whole, "closes_at": _whole, "version": _whole,
+    "wallet": _map, "rules_id": _text, "rules": _map, "last_round": _flag, "paused": _flag, "events": _list,
+    "engine_bets": _list, "balances": _map, "refunds": _list, "seats": _map, "history": _list,
+    "expect_key": _text, "expect_since": _whole, "decision_keys": _map, "closed_at": _whole, "bet_shards": _map,
+    "wait_token": _text, "wait_registered_at": _whole, "woken_token": _text, "countdown_token": _text,
+    "pause_reason": _text, "pause_code": _text, "paused_at": _whole, "blocked": _map, "void_reason": _text,
+    "settlement": _map, "finished_at": _whole, "house_result": _whole, "bet_count": _whole}
+"""Each attribute of a round's item but its keys, and how its stored value is read."""
+_ROUND_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", *_ROUND_FIELDS})
 
 
 _LOG_FIELDS: dict[str, Any] = {

@@ -25,10 +25,10 @@ from .. import betting
 from ..errors import ShoeError
 from ..rules import Rules, Timers, load_rules
 from ..shoe import Shoe
-from . import keys, seamless, store, wallets, workflow
+from . import seamless, store, wallets, workflow
 from .config import settings
 from .errors import StateConflict
-from .records import ACTIVE, TAKING_BETS, RoundStatus
+from .records import ACTIVE, TAKING_BETS, RoundRecord, RoundStatus
 from .visibility import pause_words
 
 T = TypeVar("T")
@@ -42,12 +42,12 @@ def retry(fn: Callable[[], T], attempts: int = 20) -> T:
                                busy=lambda: StateConflict("the table is busy; try again", reason="busy"))
 
 
-def table_rules(item: dict[str, Any]) -> Rules:
-    """The rules of a table or round item (the game's defaults with the item's overrides)."""
-    return load_rules(item["game"], store.round_rules(item))
+def table_rules(item: dict[str, Any] | RoundRecord) -> Rules:
+    """The rules of a table item or a round (the game's defaults with the overrides it carries)."""
+    return load_rules(item.game if isinstance(item, RoundRecord) else item["game"], store.round_rules(item))
 
 
-def timers(item: dict[str, Any]) -> Timers:
+def timers(item: dict[str, Any] | RoundRecord) -> Timers:
     return table_rules(item).timers
 
 
@@ -55,10 +55,10 @@ def table_idle(table: dict[str, Any]) -> bool:
     return table.get("round_id") is None or table.get("round_status") not in ACTIVE
 
 
-def start_round(table_id: str) -> dict[str, Any]:
+def start_round(table_id: str) -> RoundRecord:
     """Open the next round of the table: its betting countdown and its workflow execution."""
 
-    def attempt() -> dict[str, Any]:
+    def attempt() -> RoundRecord:
         table = store.load_table(table_id)
         if not table_idle(table):
             if table.get("round_status") == RoundStatus.BETTING:
@@ -80,36 +80,31 @@ def start_round(table_id: str) -> dict[str, Any]:
             balances = {state.player: wallet.funds(state.player) for state in seated.values()}
             seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
         now = store.now_ms()
-        round_item = {
-            **keys.round_key(round_id), "round_id": round_id, "table_id": table_id, "game": table["game"],
-            "wallet": seamless.wallet_of(table),
+        round_item = RoundRecord(
+            round_id=round_id, table_id=table_id, game=table["game"], status=RoundStatus.BETTING,
+            round_in_shoe=number, shoe_id=shoe.shoe_id, shards=settings().bet_shards, created_at=now,
+            closes_at=now + rules.timers.countdown * 1000, wallet=seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
             # once the game's defaults change; stored apart, once, as every round is written often
-            "rules_id": store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
-            "round_in_shoe": number, "shoe_id": shoe.shoe_id,
-            "last_round": shoe.is_last_round, "status": RoundStatus.BETTING, "paused": False, "events": [],
-            "engine_bets": [], "balances": {}, "refunds": [], "shards": settings().bet_shards,
-            "created_at": now, "closes_at": now + rules.timers.countdown * 1000,
-            "seats": seats, "expect_key": None, "expect_since": None, "history": [],
-            "gsi1pk": keys.rounds_index(table_id), "gsi1sk": f"{now:013d}#{round_id}",  # the table's history
-        }
+            rules_id=store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
+            last_round=shoe.is_last_round, seats=seats)
         table.update(shoe=shoe.to_dict(), round_id=round_id, round_status=RoundStatus.BETTING, seats=seats,
-                     closes_at=round_item["closes_at"])
+                     closes_at=round_item.closes_at)
         store.write_versioned([(table, int(table["version"])), (round_item, None)])
         return round_item
 
     round_item = retry(attempt)
-    workflow.start_round(round_item["round_id"], table_id, timers(round_item).countdown)
+    workflow.start_round(round_item.round_id, table_id, timers(round_item).countdown)
     return round_item
 
 
-def _ensure_workflow(round_item: dict[str, Any]) -> None:
+def _ensure_workflow(round_item: RoundRecord) -> None:
     """Start the workflow of a round in betting again: the call that opened the round may have
     died after its write and before its start (a round without a workflow is never settled).
     Step Functions answers a start with the same name and input as a running execution with that
     execution; one that differs, or has ended, is refused, and then there is nothing to start."""
     try:
-        workflow.start_round(round_item["round_id"], round_item["table_id"], timers(round_item).countdown)
+        workflow.start_round(round_item.round_id, round_item.table_id, timers(round_item).countdown)
     except ClientError as exc:
         if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
             raise
@@ -118,29 +113,29 @@ def _ensure_workflow(round_item: dict[str, Any]) -> None:
 # --- waking the workflow ---------------------------------------------------------------------
 
 
-def take_token(rnd: dict[str, Any]) -> str | None:
+def take_token(rnd: RoundRecord) -> str | None:
     """Take the waiting workflow's token off the round, to wake it once the round is written. The
     token stays on the round as ``woken_token``: a request whose first attempt died after its
     write, before the wake, wakes the workflow with it when it is retried (:func:`wake_again`).
     With no wait registered, the token to wake is that last one: if the request that took it died
     before the wake, this request makes the wake good; if it was used, it is ignored."""
-    token = rnd.get("wait_token")
-    rnd["wait_token"] = None
+    token = rnd.wait_token
+    rnd.wait_token = None
     if token:
-        rnd["woken_token"] = token
-    return token or rnd.get("woken_token")
+        rnd.woken_token = token
+    return token or rnd.woken_token
 
 
-def wake_again(rnd: dict[str, Any]) -> None:
+def wake_again(rnd: RoundRecord) -> None:
     """A request applied before is retried (a device event delivered again; a decision, resume or
     void sent again): unless the workflow has registered a new wait since, wake it (again) with
     the token the first attempt took, so that the round does not stall until its timer. A token
     used already is ignored; a workflow woken for nothing asks "what next?" and waits again."""
-    if rnd["status"] in (RoundStatus.PLAYING, RoundStatus.VOIDING) and not rnd.get("wait_token"):
-        workflow.resume(rnd.get("woken_token"))
+    if rnd.status in (RoundStatus.PLAYING, RoundStatus.VOIDING) and not rnd.wait_token:
+        workflow.resume(rnd.woken_token)
 
 
-def mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, wake: bool = True) -> T:
+def mutate(round_id: str, change: Callable[[RoundRecord], T], *, wake: bool = True) -> T:
     """Apply ``change`` to the round item and write it on its version; then wake the workflow."""
     holder: dict[str, Any] = {}
 
@@ -160,24 +155,24 @@ def mutate(round_id: str, change: Callable[[dict[str, Any]], T], *, wake: bool =
 # --- pausing ---------------------------------------------------------------------------------
 
 
-def pause_fields(rnd: dict[str, Any], reason: str, blocked: dict[str, Any] | None = None, *,
+def pause_fields(rnd: RoundRecord, reason: str, blocked: dict[str, Any] | None = None, *,
                  code: str) -> bool:
     """Mark a round paused (True), unless it is paused already or past pausing (False).
     ``blocked``: the device-log entry the round could not place, which the supervisor's resume
     must say what became of. ``reason`` is the staff's (it may name a card, its scan and log
     entry); ``code`` is the stable code whose words the players read (see
     :data:`croupier.app.visibility.PAUSE_WORDS`)."""
-    if rnd.get("paused") or rnd["status"] not in (*TAKING_BETS, RoundStatus.PLAYING):
+    if rnd.paused or rnd.status not in (*TAKING_BETS, RoundStatus.PLAYING):
         return False
     at = store.now_ms()
-    rnd.update(paused=True, pause_reason=reason, pause_code=code, paused_at=at, blocked=blocked)
-    rnd.setdefault("history", []).append({"at": at, "pause": reason})
+    rnd.paused, rnd.pause_reason, rnd.pause_code, rnd.paused_at, rnd.blocked = True, reason, code, at, blocked
+    rnd.history.append({"at": at, "pause": reason})
     return True
 
 
-def require_playing(rnd: dict[str, Any]) -> None:
-    if rnd["status"] != RoundStatus.PLAYING:
-        raise StateConflict(f"round {rnd['round_id']} is {rnd['status']}", reason="round-not-playing")
-    if rnd.get("paused"):
-        raise StateConflict(f"round {rnd['round_id']} is paused: {pause_words(rnd.get('pause_code'))}",
+def require_playing(rnd: RoundRecord) -> None:
+    if rnd.status != RoundStatus.PLAYING:
+        raise StateConflict(f"round {rnd.round_id} is {rnd.status}", reason="round-not-playing")
+    if rnd.paused:
+        raise StateConflict(f"round {rnd.round_id} is paused: {pause_words(rnd.pause_code)}",
                             reason="round-paused")  # whoever asked: no card, scan or log detail

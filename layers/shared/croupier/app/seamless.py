@@ -53,7 +53,7 @@ from .aws import boto3
 from .config import settings
 from .contexts import holding
 from .errors import AppError, Funds
-from .records import BetRecord
+from .records import BetRecord, RoundRecord
 
 logger = Logger(service="croupier")
 UNBOUNDED = 10**15
@@ -80,12 +80,15 @@ def reset_clients() -> None:
     _clients.clear()
 
 
-def wallet_of(table: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(table.get("wallet") or {"mode": "internal"})
+def wallet_of(holder: Mapping[str, Any] | RoundRecord) -> dict[str, Any]:
+    """The wallet of a table item, or the one a round opened with."""
+    wallet = holder.wallet if isinstance(holder, RoundRecord) else holder.get("wallet")
+    return dict(wallet or {"mode": "internal"})
 
 
-def operator_of(table: Mapping[str, Any]) -> str | None:
-    """The operator whose wallet holds this table's money, or None for Croupier's own wallets."""
+def operator_of(table: Mapping[str, Any] | RoundRecord) -> str | None:
+    """The operator whose wallet holds this table's (or round's) money, or None for Croupier's own
+    wallets."""
     wallet = wallet_of(table)
     return str(wallet["operator"]) if wallet.get("mode") == "seamless" else None
 

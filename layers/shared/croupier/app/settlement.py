@@ -25,7 +25,7 @@ from .config import settings
 from .engine import rebuild
 from .errors import AppError, StateConflict
 from .lobby import append_result
-from .records import BetRecord, RoundStatus
+from .records import BetRecord, RoundRecord, RoundStatus
 from .rounds import BLACKJACK, retry
 
 BETS_PER_TASK = 500
@@ -42,13 +42,13 @@ def shard_counts(bet_ids: Iterable[str], shards: int) -> dict[str, int]:
     return counts
 
 
-def shard_groups(rnd: dict[str, Any]) -> list[list[int]]:
+def shard_groups(rnd: RoundRecord) -> list[list[int]]:
     """The settlement tasks of a round: groups of the shards that hold its bets, each group of at
     most :data:`BETS_PER_TASK` bets (or one shard). A round voided before its bets were counted
     (while betting) has every shard looked at, one task each."""
-    counts = rnd.get("bet_shards")
+    counts = rnd.bet_shards
     if counts is None:
-        return [[shard] for shard in range(int(rnd["shards"]))]
+        return [[shard] for shard in range(rnd.shards)]
     groups: list[list[int]] = []
     load = 0
     for shard, n in sorted((int(k), int(v)) for k, v in counts.items() if int(v) > 0):
@@ -140,13 +140,13 @@ def _open_bets(round_id: str, shards: Sequence[int]) -> list[BetRecord]:
 def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     """Settle the open bets of these shards of a settling round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
-    if rnd["status"] not in (RoundStatus.SETTLING, RoundStatus.SETTLED):
-        raise StateConflict(f"round {round_id} is {rnd['status']}, not settling", reason="not-settling")
+    if rnd.status not in (RoundStatus.SETTLING, RoundStatus.SETTLED):
+        raise StateConflict(f"round {round_id} is {rnd.status}, not settling", reason="not-settling")
     open_bets = _open_bets(round_id, shards)
     if not open_bets:
         return {"done": 0}
-    if rnd["game"] in BLACKJACK:
-        results = {r["id"]: r for r in rnd["settlement"]["bets"]}
+    if rnd.game in BLACKJACK:
+        results = {r["id"]: r for r in (rnd.settlement or {}).get("bets", [])}
     else:
         engine = rebuild(rnd, [b.bet for b in open_bets])
         results = {r["id"]: r for r in engine.settle().to_dict(full=True)["bets"]}
@@ -166,8 +166,8 @@ def settle_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
 def refund_shards(round_id: str, shards: Sequence[int]) -> dict[str, Any]:
     """Refund the open bets of these shards of a voiding round (one task of the workflow's Map)."""
     rnd = store.load_round(round_id)
-    if rnd["status"] not in (RoundStatus.VOIDING, RoundStatus.VOIDED):
-        raise StateConflict(f"round {round_id} is {rnd['status']}, not voiding", reason="not-voiding")
+    if rnd.status not in (RoundStatus.VOIDING, RoundStatus.VOIDED):
+        raise StateConflict(f"round {round_id} is {rnd.status}, not voiding", reason="not-voiding")
     work: list[Finishing] = [(bet, "refund", bet.taken, _refunded(bet, "round voided"))
                              for bet in _open_bets(round_id, shards)]
     return {"done": _finish_bets(work)}
@@ -177,26 +177,27 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
     """Close the round once every bet is closed; what it answers names the table, whose device
     log the caller drains next (:func:`croupier.app.tasks.run_settlement_task`)."""
     rnd = store.load_round(round_id)
-    if rnd["status"] == to_status:
-        return {"status": to_status, "table_id": rnd["table_id"]}
-    if rnd["status"] != from_status:
-        raise StateConflict(f"round {round_id} is {rnd['status']}", reason="bad-status")
-    bets = store.round_bets(round_id, int(rnd["shards"]))
+    if rnd.status == to_status:
+        return {"status": to_status, "table_id": rnd.table_id}
+    if rnd.status != from_status:
+        raise StateConflict(f"round {round_id} is {rnd.status}", reason="bad-status")
+    bets = store.round_bets(round_id, rnd.shards)
     still_open = [b.bet_id for b in bets if b.is_open]
     if still_open:
         raise AppError(f"{len(still_open)} bet(s) still open: {', '.join(still_open[:5])}", reason="bets-open")
     house = sum(b.taken - (b.paid or 0) for b in bets)
 
-    def write() -> dict[str, Any]:
+    def write() -> RoundRecord:
         current = store.load_round(round_id)
-        if current["status"] == to_status:
+        if current.status == to_status:
             return current
-        table = store.load_table(current["table_id"])
-        current.update(status=to_status, finished_at=store.now_ms(), house_result=house, bet_count=len(bets),
-                       wait_token=None, paused=False)
+        table = store.load_table(current.table_id)
+        current.status, current.finished_at, current.house_result, current.bet_count = (
+            to_status, store.now_ms(), house, len(bets))
+        current.wait_token, current.paused = None, False
         # the countdown's token is spent once betting closed; the workflow takes it off when it
         # waits again, and a round that never waited (every card in before it looked) loses it here
-        current.pop("countdown_token", None)
+        current.countdown_token = None
         if table.get("round_id") == round_id:
             shoe = Shoe.from_dict(table["shoe"]) if table.get("shoe") else None
             if shoe is not None:
@@ -206,13 +207,13 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
             table["round_status"] = to_status
             table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
         result = append_result(current) if to_status == RoundStatus.SETTLED else None  # the shoe's roads
-        store.write_versioned([(current, int(current["version"])), (table, int(table["version"]))],
+        store.write_versioned([(current, current.version), (table, int(table["version"]))],
                               [result] if result else [])
         alerts.count("RoundsSettled" if to_status == RoundStatus.SETTLED else "RoundsVoided")
         return current
 
     retry(write)
-    return {"status": to_status, "table_id": rnd["table_id"], "house_result": house, "bets": len(bets)}
+    return {"status": to_status, "table_id": rnd.table_id, "house_result": house, "bets": len(bets)}
 
 
 def finish_settlement(round_id: str) -> dict[str, Any]:

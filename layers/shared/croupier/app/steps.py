@@ -22,24 +22,24 @@ from . import alerts, bets, store, workflow
 from .dealing import drain
 from .engine import apply_event, expectation_key, rebuild
 from .errors import StateConflict
-from .records import FINISHED, TAKING_BETS, RoundStatus
+from .records import FINISHED, TAKING_BETS, RoundRecord, RoundStatus
 from .rounds import mutate, pause_fields, retry, timers
 from .settlement import shard_groups
 
 
-def _step(rnd: dict[str, Any], kind: str, key: str, timeout: int) -> dict[str, Any]:
+def _step(rnd: RoundRecord, kind: str, key: str, timeout: int) -> dict[str, Any]:
     """What the workflow waits for: ``key`` names the expectation, ``seq`` (the round's event
     count) this occurrence of it: a hand decides again after a hit, under the same key."""
-    step = {"kind": kind, "key": key, "seq": len(rnd.get("events") or ()), "timeout": max(1, int(timeout)),
-            "version": int(rnd["version"])}
+    step = {"kind": kind, "key": key, "seq": len(rnd.events), "timeout": max(1, int(timeout)),
+            "version": rnd.version}
     if kind in ("settle", "void"):
         step["shards"] = shard_groups(rnd)  # the Map's items: one settlement task per group
     return step
 
 
-def _stale(rnd: dict[str, Any], seq: int | None) -> bool:
+def _stale(rnd: RoundRecord, seq: int | None) -> bool:
     """A timer of an earlier occurrence of the expectation (something happened to the round since)."""
-    return seq is not None and len(rnd.get("events") or ()) != seq
+    return seq is not None and len(rnd.events) != seq
 
 
 def register_countdown(round_id: str, token: str) -> dict[str, Any]:
@@ -55,18 +55,18 @@ def close_betting(round_id: str) -> dict[str, Any]:
     """The countdown's Wait is over: close betting (unless a card closed it first), take the cards
     that came meanwhile, and say what comes next."""
     rnd = bets.close_betting(round_id)
-    drain(rnd["table_id"])
+    drain(rnd.table_id)
     return advance(round_id)
 
 
 def advance(round_id: str) -> dict[str, Any]:
     """The workflow's one question: what does this round wait for now?"""
-    drain(store.load_round(round_id)["table_id"])  # cards waiting in the log first: they do not wait for us
+    drain(store.load_round(round_id).table_id)  # cards waiting in the log first: they do not wait for us
 
     def attempt() -> dict[str, Any]:
         rnd = store.load_round(round_id)
         round_timers = timers(rnd)
-        status = rnd["status"]
+        status = rnd.status
         if status in FINISHED:
             return _step(rnd, "done", status, 1)
         if status == RoundStatus.VOIDING:
@@ -75,29 +75,30 @@ def advance(round_id: str) -> dict[str, Any]:
             return _step(rnd, "settle", "settle", 1)
         if status in TAKING_BETS:
             raise StateConflict(f"round {round_id} is still {status}", reason="not-dealing")
-        if rnd.get("paused"):
-            waited = (store.now_ms() - int(rnd.get("paused_at") or store.now_ms())) // 1000
-            return _step(rnd, "paused", f"paused:{rnd.get('paused_at')}", round_timers.pause_void - waited)
+        if rnd.paused:
+            waited = (store.now_ms() - (rnd.paused_at or store.now_ms())) // 1000
+            return _step(rnd, "paused", f"paused:{rnd.paused_at}", round_timers.pause_void - waited)
         engine = rebuild(rnd)
         expected = engine.expected
         changed = False
         while isinstance(expected, InsuranceWindow | FollowWindow) and not expected.bets:
             engine.close_window()  # nobody can answer: the window closes at once
-            rnd["events"].append({"close": True})
+            rnd.events.append({"close": True})
             changed = True
             expected = engine.expected
         key = expectation_key(expected)
         if isinstance(expected, Settle):
-            rnd["status"] = RoundStatus.SETTLING
-            rnd["settlement"] = engine.settle().to_dict(full=True)
+            rnd.status = RoundStatus.SETTLING
+            rnd.settlement = engine.settle().to_dict(full=True)
             store.save_round(rnd)
             return _step(rnd, "settle", "settle", 1)
-        if rnd.get("expect_key") != key:
-            rnd["expect_key"], rnd["expect_since"] = key, store.now_ms()
+        if rnd.expect_key != key:
+            rnd.expect_key, rnd.expect_since = key, store.now_ms()
             changed = True
         if changed:
             rnd = store.save_round(rnd)
-        elapsed = (store.now_ms() - int(rnd["expect_since"])) // 1000
+        since = rnd.expect_since if rnd.expect_since is not None else store.now_ms()
+        elapsed = (store.now_ms() - since) // 1000
         if isinstance(expected, CardFor):
             return _step(rnd, "card", key, round_timers.pause_void - elapsed)
         if isinstance(expected, DecisionFor):
@@ -132,24 +133,23 @@ def _wait_on_cards(round_id: str, token: str) -> bool:
 
     def attempt() -> bool:
         rnd = store.load_round(round_id)
-        if rnd.get("wait_token") == token:
+        if rnd.wait_token == token:
             return True
-        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or rnd.get("wait_token"):
+        if rnd.status != RoundStatus.PLAYING or rnd.paused or rnd.wait_token:
             return False
         round_timers, now = timers(rnd), store.now_ms()
-        asked = str(rnd.get("expect_key") or "").split(":")[0]
+        asked = str(rnd.expect_key or "").split(":")[0]
         timer = {"card": round_timers.pause_void, "decision": round_timers.decision}.get(asked)
-        if timer is None or int(rnd.get("expect_since") or now) + 1000 * timer > now + 1000 * round_timers.pause_void:
+        if timer is None or (rnd.expect_since or now) + 1000 * timer > now + 1000 * round_timers.pause_void:
             return False  # its timer would time the card later than a card's own
         expected = rebuild(rnd).expected
         if not isinstance(expected, CardFor):
             return False
         key = expectation_key(expected)
-        if rnd["expect_key"] != key:
-            rnd["expect_key"], rnd["expect_since"] = key, now
-        rnd.update(wait_token=token, wait_registered_at=now)
-        rnd.pop("woken_token", None)
-        rnd.pop("countdown_token", None)
+        if rnd.expect_key != key:
+            rnd.expect_key, rnd.expect_since = key, now
+        rnd.wait_token, rnd.wait_registered_at = token, now
+        rnd.woken_token = rnd.countdown_token = None
         store.save_round(rnd)
         return True
 
@@ -159,8 +159,8 @@ def _wait_on_cards(round_id: str, token: str) -> bool:
 def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
     """The per-hand decision timer ran out: the hand is played automatically."""
 
-    def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or _stale(rnd, seq):
+    def change(rnd: RoundRecord) -> bool:
+        if rnd.status != RoundStatus.PLAYING or rnd.paused or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         expected = engine.expected
@@ -168,7 +168,7 @@ def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[st
             return False
         event = {"action": {"seat": expected.seat, "action": "timeout"}}
         apply_event(engine, event)
-        rnd["events"].append(event)
+        rnd.events.append(event)
         return True
 
     mutate(round_id, change, wake=False)
@@ -176,14 +176,14 @@ def decision_timeout(round_id: str, key: str, seq: int | None = None) -> dict[st
 
 
 def close_window(round_id: str, key: str, seq: int | None = None) -> dict[str, Any]:
-    def change(rnd: dict[str, Any]) -> bool:
-        if rnd["status"] != RoundStatus.PLAYING or rnd.get("paused") or _stale(rnd, seq):
+    def change(rnd: RoundRecord) -> bool:
+        if rnd.status != RoundStatus.PLAYING or rnd.paused or _stale(rnd, seq):
             return False
         engine = rebuild(rnd)
         if expectation_key(engine.expected) != key:
             return False
         engine.close_window()
-        rnd["events"].append({"close": True})
+        rnd.events.append({"close": True})
         return True
 
     mutate(round_id, change, wake=False)
@@ -197,8 +197,8 @@ def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, A
     next card) make the timer stale, and so does a dealing function that took the card and died
     before waking the workflow: the round goes on, waiting for what is left of the time."""
 
-    def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
-        if (rnd["status"] == RoundStatus.PLAYING and rnd.get("expect_key") == key and not rnd.get("paused")
+    def change(rnd: RoundRecord) -> RoundRecord | None:
+        if (rnd.status == RoundStatus.PLAYING and rnd.expect_key == key and not rnd.paused
                 and not _stale(rnd, seq) and expectation_key(rebuild(rnd).expected) == key
                 and pause_fields(rnd, "no card arrived in time", code="no-card-in-time")):
             return rnd
@@ -206,14 +206,14 @@ def card_overdue(round_id: str, key: str, seq: int | None = None) -> dict[str, A
 
     paused = mutate(round_id, change, wake=False)
     if paused is not None:
-        alerts.round_paused(paused, str(paused["pause_reason"]))
+        alerts.round_paused(paused, str(paused.pause_reason))
     return advance(round_id)
 
 
 def auto_void(round_id: str, key: str) -> dict[str, Any]:
-    def change(rnd: dict[str, Any]) -> None:
-        if rnd.get("paused") and f"paused:{rnd.get('paused_at')}" == key and rnd["status"] == RoundStatus.PLAYING:
-            rnd.update(status=RoundStatus.VOIDING, void_reason="paused too long", paused=False)
+    def change(rnd: RoundRecord) -> None:
+        if rnd.paused and f"paused:{rnd.paused_at}" == key and rnd.status == RoundStatus.PLAYING:
+            rnd.status, rnd.void_reason, rnd.paused = RoundStatus.VOIDING, "paused too long", False
 
     mutate(round_id, change, wake=False)
     return advance(round_id)
@@ -225,13 +225,13 @@ def fault(round_id: str, error: Any) -> dict[str, Any]:
     to its retries: never half settled."""
     cause = str(error)[:500] if error else "internal error"
 
-    def change(rnd: dict[str, Any]) -> dict[str, Any] | None:
-        if rnd["status"] in TAKING_BETS:
-            rnd.update(status=RoundStatus.VOIDING, void_reason=f"internal error: {cause}", paused=False)
+    def change(rnd: RoundRecord) -> RoundRecord | None:
+        if rnd.status in TAKING_BETS:
+            rnd.status, rnd.void_reason, rnd.paused = RoundStatus.VOIDING, f"internal error: {cause}", False
             return None
         return rnd if pause_fields(rnd, f"internal error: {cause}", code="internal-error") else None
 
     paused = mutate(round_id, change, wake=False)
     if paused is not None:
-        alerts.round_paused(paused, str(paused["pause_reason"]))
+        alerts.round_paused(paused, str(paused.pause_reason))
     return advance(round_id)

@@ -43,7 +43,7 @@ import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -93,6 +93,7 @@ from .records import (
     LedgerEntry,
     LogEntry,
     Marker,
+    RoundRecord,
     RoundStatus,
     WalletBalance,
     Watcher,
@@ -283,19 +284,29 @@ def write(ops: Sequence[dict[str, Any]]) -> None:
         raise
 
 
-def versioned_put(item: dict[str, Any], version: int | None) -> dict[str, Any]:
+Versioned = dict[str, Any] | RoundRecord
+"""What is written whole on its version: a round, or an item read as a dictionary (a table, a
+player's summary of a round)."""
+
+
+def versioned_put(item: Versioned, version: int | None) -> dict[str, Any]:
     """The transaction item writing a game-table item on its version (``None``: it must not exist
     yet, and starts at version 0). Sets the item's new version."""
+    new = 0 if version is None else version + 1
+    if isinstance(item, RoundRecord):
+        item.version = new
+        written = item.item()
+    else:
+        item["version"] = new
+        written = item
     if version is None:
-        item["version"] = 0
-        return {"Put": {"TableName": settings().game_table, "Item": item,
+        return {"Put": {"TableName": settings().game_table, "Item": written,
                         "ConditionExpression": "attribute_not_exists(pk)"}}
-    item["version"] = version + 1
-    return {"Put": {"TableName": settings().game_table, "Item": item, "ConditionExpression": "version = :v",
+    return {"Put": {"TableName": settings().game_table, "Item": written, "ConditionExpression": "version = :v",
                     "ExpressionAttributeValues": {":v": version}}}
 
 
-def write_versioned(items: Sequence[tuple[dict[str, Any], int | None]], extra: Sequence[dict[str, Any]] = ()) -> None:
+def write_versioned(items: Sequence[tuple[Versioned, int | None]], extra: Sequence[dict[str, Any]] = ()) -> None:
     """Write game-table items at once, each on its version (or, with ``None``, new), with ``extra``
     transaction items. On a :class:`Conflict` the items keep the versions they were read with."""
     ops = [versioned_put(item, version) for item, version in items]
@@ -303,7 +314,11 @@ def write_versioned(items: Sequence[tuple[dict[str, Any], int | None]], extra: S
         write([*ops, *extra])
     except Conflict:
         for item, version in items:
-            if version is not None:
+            if version is None:
+                continue
+            if isinstance(item, RoundRecord):
+                item.version = version
+            else:
                 item["version"] = version
         raise
 
@@ -318,16 +333,23 @@ def load_table(table_id: str) -> dict[str, Any]:
     return item
 
 
-def load_round(round_id: str) -> dict[str, Any]:
-    item = get(game_table(), round_key(round_id))
-    if item is None:
+def find_round(round_id: str, *, consistent: bool = True) -> RoundRecord | None:
+    item = get(game_table(), round_key(round_id), consistent=consistent)
+    return None if item is None else RoundRecord.from_item(item)
+
+
+def load_round(round_id: str) -> RoundRecord:
+    rnd = find_round(round_id)
+    if rnd is None:
         raise NotFound(f"no round {round_id!r}", reason="no-round")
-    return item
+    return rnd
 
 
-def save_round(rnd: dict[str, Any]) -> dict[str, Any]:
-    """Write a round item on the version it was read with."""
-    return put_versioned(game_table(), rnd, int(rnd["version"]))
+def save_round(rnd: RoundRecord) -> RoundRecord:
+    """Write a round on the version it was read with; it then has the version written."""
+    put_versioned(game_table(), rnd.item(), rnd.version)
+    rnd.version += 1
+    return rnd
 
 
 def save_table(table: dict[str, Any]) -> dict[str, Any]:
@@ -367,18 +389,23 @@ def keep_rules(rules: dict[str, Any]) -> str:
     return rules_id
 
 
-def round_rules(item: dict[str, Any]) -> dict[str, Any]:
-    """The rules of a round item (its ``rules_id``'s, read once and kept: they never change), or
-    the rules an item carries itself (a table's overrides; a round written before its rules
-    were stored apart)."""
-    rules_id = item.get("rules_id")
+def round_rules(item: Mapping[str, Any] | RoundRecord) -> dict[str, Any]:
+    """The rules of a round (its ``rules_id``'s, read once and kept: they never change), or the
+    rules an item carries itself (a table's overrides; a round written before its rules were
+    stored apart)."""
+    rules_id: str | None
+    round_id: str | None
+    if isinstance(item, RoundRecord):
+        rules_id, own, round_id = item.rules_id, item.rules, item.round_id
+    else:
+        rules_id, own, round_id = item.get("rules_id"), item.get("rules"), item.get("round_id")
     if not rules_id:
-        return dict(item.get("rules") or {})
+        return dict(own or {})
     seen = (container(), aws.sdk_in_use(), str(rules_id))
     if seen not in _rules:
         found = get(game_table(), rules_key(str(rules_id)))
         if found is None:
-            raise LookupError(f"round {item.get('round_id')}: its rules {rules_id} are not stored")
+            raise LookupError(f"round {round_id}: its rules {rules_id} are not stored")
         _rules[seen] = found["rules"]
     return json.loads(json.dumps(_rules[seen]))  # the caller's own copy
 

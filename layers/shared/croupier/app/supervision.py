@@ -14,19 +14,19 @@ from typing import Any
 from . import alerts, store, workflow
 from .dealing import drain, resolve
 from .errors import AppError, StateConflict
-from .records import RoundStatus
+from .records import RoundRecord, RoundStatus
 from .rounds import mutate, pause_fields, retry, take_token, wake_again
 
 
-def pause(round_id: str, reason: str) -> dict[str, Any]:
-    def change(rnd: dict[str, Any]) -> dict[str, Any]:
-        if rnd["status"] == RoundStatus.SETTLING:
+def pause(round_id: str, reason: str) -> RoundRecord:
+    def change(rnd: RoundRecord) -> RoundRecord:
+        if rnd.status == RoundStatus.SETTLING:
             raise StateConflict("the round is being settled", reason="settling")
-        if rnd["status"] != RoundStatus.PLAYING:
-            raise StateConflict(f"round {round_id} is {rnd['status']}: only a round in play pauses",
+        if rnd.status != RoundStatus.PLAYING:
+            raise StateConflict(f"round {round_id} is {rnd.status}: only a round in play pauses",
                                 reason="not-pausable")
         if not pause_fields(rnd, reason, code="supervisor"):
-            raise StateConflict(f"round {round_id} is paused already: {rnd.get('pause_reason')}",
+            raise StateConflict(f"round {round_id} is paused already: {rnd.pause_reason}",
                                 reason="paused-already")
         return rnd
 
@@ -35,51 +35,52 @@ def pause(round_id: str, reason: str) -> dict[str, Any]:
     return rnd
 
 
-def resume_round(round_id: str, card: str | None = None) -> dict[str, Any]:
+def resume_round(round_id: str, card: str | None = None) -> RoundRecord:
     """Resume a paused round. ``card``: what became of the card that paused it, if one did."""
     holder: dict[str, Any] = {}
 
-    def attempt() -> dict[str, Any]:
+    def attempt() -> RoundRecord:
         rnd = store.load_round(round_id)
-        if not rnd.get("paused"):
+        if not rnd.paused:
             wake_again(rnd)  # a resume retried: its first attempt may have died before the wake
             raise StateConflict(f"round {round_id} is not paused", reason="not-paused")
-        blocked = rnd.get("blocked")
+        blocked = rnd.blocked
         ops = []
-        items: list[tuple[dict[str, Any], int | None]] = []
+        items: list[tuple[store.Versioned, int | None]] = []
         if blocked:
             if card is None:
                 raise StateConflict(
                     f"card {blocked.get('card')} (log #{blocked['n']}) paused the round: say what became of it "
                     f"('card': round, discarded or returned)", reason="say-what-became-of-the-card")
-            table = store.load_table(rnd["table_id"])
+            table = store.load_table(rnd.table_id)
             ops.append(resolve(table, blocked, card))
             items.append((table, int(table["version"])))
         elif card is not None:
             raise AppError("no card paused this round: resume without 'card'", reason="no-blocking-card")
-        rnd.update(paused=False, pause_reason=None, pause_code=None, paused_at=None, expect_key=None, blocked=None)
-        rnd.setdefault("history", []).append({"at": store.now_ms(), "resume": True,
-                                              **({"card": card, "log": blocked["n"]} if blocked else {})})
+        rnd.paused, rnd.pause_reason, rnd.pause_code, rnd.paused_at = False, None, None, None
+        rnd.expect_key = rnd.blocked = None
+        rnd.history.append({"at": store.now_ms(), "resume": True,
+                            **({"card": card, "log": blocked["n"]} if blocked else {})})
         holder["token"] = take_token(rnd)
-        items.append((rnd, int(rnd["version"])))
+        items.append((rnd, rnd.version))
         store.write_versioned(items, ops)
         return rnd
 
     rnd = retry(attempt)
-    drain(rnd["table_id"])
+    drain(rnd.table_id)
     workflow.resume(holder.get("token"))
     return rnd
 
 
-def void(round_id: str, reason: str) -> dict[str, Any]:
-    def change(rnd: dict[str, Any]) -> dict[str, Any]:
-        if rnd["status"] not in (RoundStatus.PLAYING, RoundStatus.CLOSING):
+def void(round_id: str, reason: str) -> RoundRecord:
+    def change(rnd: RoundRecord) -> RoundRecord:
+        if rnd.status not in (RoundStatus.PLAYING, RoundStatus.CLOSING):
             wake_again(rnd)  # a void retried: its first attempt may have died before the wake
-            raise StateConflict(f"round {round_id} is {rnd['status']}: it cannot be voided now", reason="not-voidable")
-        rnd.update(status=RoundStatus.VOIDING, void_reason=reason, paused=False, blocked=None)
-        rnd.setdefault("history", []).append({"at": store.now_ms(), "void": reason})
+            raise StateConflict(f"round {round_id} is {rnd.status}: it cannot be voided now", reason="not-voidable")
+        rnd.status, rnd.void_reason, rnd.paused, rnd.blocked = RoundStatus.VOIDING, reason, False, None
+        rnd.history.append({"at": store.now_ms(), "void": reason})
         return rnd
 
     rnd = mutate(round_id, change)
-    drain(rnd["table_id"])
+    drain(rnd.table_id)
     return rnd

@@ -73,19 +73,19 @@ def _seat_change(table_id: str, player: str, seat: int,
             table["seats"] = seats
             return store.save_table(table)
         rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
-        if (rnd is None or rnd["status"] != RoundStatus.BETTING or rnd.get("paused")
-                or store.now_ms() >= int(rnd["closes_at"])):
+        if (rnd is None or rnd.status != RoundStatus.BETTING or rnd.paused
+                or store.now_ms() >= rnd.closes_at):
             when = "leave when it is over" if leaving else "sit down when the next round opens"
             raise StateConflict(f"a round is being played: {when}", reason="round-in-play")
-        summary = store.player_round(rnd["round_id"], player)
+        summary = store.player_round(rnd.round_id, player)
         if leaving and any(b.get("type") == "seat" and b.get("seat") == seat for b in (summary or {}).get("bets", [])):
             raise StateConflict(f"your bet stands on seat {seat} in this round: leave when the round is over",
                                 reason="seat-bet-placed")
-        rnd["seats"] = betting.seats_to_dict(change(rules, betting.seats_from_dict(rnd.get("seats") or {})))
+        rnd.seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(rnd.seats)))
         table["seats"] = seats
         # the player's bets in the round as read: a bet placed meanwhile makes this write lose
-        store.write_versioned([(table, int(table["version"])), (rnd, int(rnd["version"]))],
-                              [store.player_round_unchanged(summary, rnd["round_id"], player)])
+        store.write_versioned([(table, int(table["version"])), (rnd, rnd.version)],
+                              [store.player_round_unchanged(summary, rnd.round_id, player)])
         return table
 
     return retry(attempt)

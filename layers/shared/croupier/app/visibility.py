@@ -33,7 +33,7 @@ from typing import Any
 from ..games import engine_class
 from ..games.base import CardFor, RoundEngine
 from .identity import Identity
-from .records import REVEALED, TAKING_BETS, LogEntry, LogState, Watcher
+from .records import REVEALED, TAKING_BETS, LogEntry, LogState, RoundRecord, Watcher
 
 HIDDEN = "??"
 STAFF_ROLES = ("operator", "dealer", "supervisor")
@@ -60,25 +60,25 @@ def watcher_identity(watcher: Watcher) -> Identity:
 # --- cards -----------------------------------------------------------------------------------
 
 
-def cards_hidden(rnd: dict[str, Any], engine: RoundEngine) -> bool:
+def cards_hidden(rnd: RoundRecord, engine: RoundEngine) -> bool:
     """Are the round's face-down cards still hidden? Pok Deng's until betting has closed; the
     Deluxe hole card until the dealer's view shows it; none once the round is being settled."""
-    if rnd["status"] in REVEALED:
+    if rnd.status in REVEALED:
         return False
-    if engine_class(rnd["game"]).deals_during_betting:
-        return rnd["status"] in TAKING_BETS
+    if engine_class(rnd.game).deals_during_betting:
+        return rnd.status in TAKING_BETS
     return f'"{HIDDEN}"' in json.dumps(engine.view())
 
 
-def unplaced_hidden(rnd: dict[str, Any] | None, engine: RoundEngine | None) -> bool:
+def unplaced_hidden(rnd: RoundRecord | None, engine: RoundEngine | None) -> bool:
     """Is a card that its round could not place (yet) to be hidden? While the round would deal
     it face down: every card of a game that deals during betting while bets are open, and any
     card when the round's next card is a face-down one. Unsure (no engine): hidden."""
     if rnd is None:
         return False  # no round at the table: nothing is dealt face down
-    if rnd["status"] in REVEALED:
+    if rnd.status in REVEALED:
         return False
-    if engine_class(rnd["game"]).deals_during_betting and rnd["status"] in TAKING_BETS:
+    if engine_class(rnd.game).deals_during_betting and rnd.status in TAKING_BETS:
         return True
     if engine is None:
         return True
@@ -86,7 +86,7 @@ def unplaced_hidden(rnd: dict[str, Any] | None, engine: RoundEngine | None) -> b
     return isinstance(expected, CardFor) and not expected.face_up
 
 
-RoundLookup = Callable[[str | None], tuple[dict[str, Any] | None, RoundEngine | None]]
+RoundLookup = Callable[[str | None], tuple[RoundRecord | None, RoundEngine | None]]
 """A round id (or None) -> the round and its engine (None, None when there is none)."""
 
 
@@ -118,16 +118,16 @@ def log_card(entry: LogEntry, lookup: RoundLookup, current_round: str | None) ->
 
 def round_lookup() -> RoundLookup:
     """A :data:`RoundLookup` reading the store, each round (and its engine) once."""
-    from . import keys, store
+    from . import store
     from .engine import rebuild
 
-    known: dict[str, tuple[dict[str, Any] | None, RoundEngine | None]] = {}
+    known: dict[str, tuple[RoundRecord | None, RoundEngine | None]] = {}
 
-    def lookup(round_id: str | None) -> tuple[dict[str, Any] | None, RoundEngine | None]:
+    def lookup(round_id: str | None) -> tuple[RoundRecord | None, RoundEngine | None]:
         if not round_id:
             return None, None
         if round_id not in known:
-            rnd = store.get(store.game_table(), keys.round_key(round_id))
+            rnd = store.find_round(round_id)
             known[round_id] = (rnd, rebuild(rnd) if rnd is not None else None)
         return known[round_id]
 
@@ -143,9 +143,9 @@ def log_entry(entry: LogEntry, lookup: RoundLookup, current_round: str | None) -
     return shown
 
 
-def blocked_view(rnd: dict[str, Any], engine: RoundEngine | None) -> dict[str, Any] | None:
+def blocked_view(rnd: RoundRecord, engine: RoundEngine | None) -> dict[str, Any] | None:
     """The card that paused the round (staff only), its card ``"??"`` while it would be face down."""
-    blocked = rnd.get("blocked")
+    blocked = rnd.blocked
     if not blocked:
         return None
     out = dict(blocked)
@@ -172,14 +172,12 @@ def pause_words(code: str | None) -> str:
     return PAUSE_WORDS.get(code or "", PAUSE_DEFAULT)
 
 
-def pause_reason(rnd: dict[str, Any], who: Identity) -> str | None:
+def pause_reason(rnd: RoundRecord, who: Identity) -> str | None:
     """Why the round is paused, as ``who`` may read it: the stored reason for its table's staff,
     the code's plain words for everyone else."""
-    if not rnd.get("paused"):
-        return rnd.get("pause_reason")
-    if staff_of(who, rnd.get("table_id")):
-        return rnd.get("pause_reason")
-    return pause_words(rnd.get("pause_code"))
+    if not rnd.paused or staff_of(who, rnd.table_id):
+        return rnd.pause_reason
+    return pause_words(rnd.pause_code)
 
 
 # --- pushed events ---------------------------------------------------------------------------

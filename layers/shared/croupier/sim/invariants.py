@@ -50,6 +50,7 @@ from ..app.records import (
     BetRecord,
     BetStatus,
     LedgerEntry,
+    RoundRecord,
     RoundStatus,
     WalletBalance,
     bet_from_item,
@@ -272,7 +273,8 @@ class Invariants:
         version = int((self.world.dynamo.peek(settings().game_table, key, only=("version",)) or {}).get("version", 0))
         if self._hole.get(round_id, (None, False))[0] != version:
             rnd = self.world.dynamo.peek(settings().game_table, key) or {}
-            self._hole[round_id] = (version, "??" in rebuild(store.plain(rnd)).view()["dealer"]["cards"])
+            engine = rebuild(RoundRecord.from_item(store.plain(rnd)))
+            self._hole[round_id] = (version, "??" in engine.view()["dealer"]["cards"])
         return self._hole[round_id][1]
 
     def hidden(self, table: Any, physical: Any, rnd: dict[str, Any]) -> None:

@@ -690,7 +690,7 @@ class World:
             self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: open round again",
                     lambda: self._open_round(table))
             return
-        self._dealing(table, started)
+        self._dealing(table, started.item())  # what the console shows of it: the round as written
 
     def _dealing(self, table: TableAtWorld, started: dict[str, Any]) -> None:
         """The dealer deals the round the console shows open: the players bet, the cards come."""
