@@ -78,17 +78,17 @@ def test_a_card_sent_before_its_shoe_was_shuffled_is_neither_taken_nor_counted(d
     # GIVEN a shoe shuffled at a known moment, waiting for its burn indicator
     shuffled = store.now_ms()
     table = _shuffled_table(direct, shuffled)
-    before = store.load_table(table)["shoe"]
+    before = store.load_table(table).shoe
     # WHEN a card of the previous shoe, sent five seconds before the shuffle, arrives now
     direct.scan(table, "KD", sent_at=shuffled - 5000)
     # THEN it is not taken, the shoe counts nothing, and the console is told why
     entry = _last_entry(table)
     assert entry.state == "not-taken"
     assert "before shoe" in str(entry.reason)
-    assert store.load_table(table)["shoe"] == before
+    assert store.load_table(table).shoe == before
     # AND the next card, sent after the shuffle, is the shoe's burn indicator as usual
     direct.scan(table, "AC", sent_at=shuffled + 1000)
-    after = store.load_table(table)["shoe"]
+    after = store.load_table(table).shoe
     assert _last_entry(table).state == "taken"
     assert after["counts"] == {"AC": 1} and after["phase"] != before["phase"]
 
@@ -101,7 +101,7 @@ def test_a_card_sent_in_the_second_its_shoe_was_shuffled_is_the_shoes(direct: Di
     direct.scan(table, "AC", sent_at=shuffled - 999)
     # THEN it is the shoe's burn indicator
     assert _last_entry(table).state == "taken"
-    assert store.load_table(table)["shoe"]["counts"] == {"AC": 1}
+    assert store.load_table(table).shoe["counts"] == {"AC": 1}
 
 
 def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(direct: Direct) -> None:
@@ -114,12 +114,12 @@ def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(dir
     round_id = direct.start(table)
     direct.bet(table, player, [{"type": "banker", "amount": 100}])
     direct.play(round_id, table, [], until=lambda step: step["kind"] == "card")
-    counts = store.load_table(table)["shoe"]["counts"]
+    counts = store.load_table(table).shoe["counts"]
     # WHEN a card sent before the shuffle arrives (one of a round of the previous shoe)
     direct.scan(table, "KD", sent_at=shuffled - 60_000)
     # THEN the round is not paused, holds no card, and the shoe's counts are as they were
     rnd = store.load_round(round_id)
     assert not rnd.paused and rnd.status == RoundStatus.PLAYING
     assert [e for e in rnd.events if "card" in e] == []
-    assert store.load_table(table)["shoe"]["counts"] == counts
+    assert store.load_table(table).shoe["counts"] == counts
     assert _last_entry(table).state == "not-taken"

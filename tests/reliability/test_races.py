@@ -146,7 +146,7 @@ def test_players_racing_for_one_seat_exactly_one_sits(direct: Direct) -> None:
         for status, err in outcomes:
             if status == "refused":
                 assert err.reason in ("seat-taken", "busy"), err
-        assert store.load_table(table)["seats"][str(seat)]["player"] == winners[0]
+        assert store.load_table(table).seats[str(seat)]["player"] == winners[0]
 
 
 def test_cards_dealt_before_the_workflow_keeps_its_card_wait_leave_it_asleep_until_the_round_needs_more(

@@ -134,3 +134,14 @@ def test_a_round_item_that_cannot_be_read_or_says_what_no_round_says_is_named(ow
         "round ROUND#r-1/META cannot be read: ValueError(\"'lost' is not a valid RoundStatus\")",
         "round r-2: attributes no round has: colour"]
     assert report.rounds == 1
+
+
+def test_a_table_item_that_says_what_no_table_says_is_named(own_memory: InMemory) -> None:
+    # GIVEN a table created with an attribute no table has
+    store.game_table().put_item(Item={**keys.table_key("bac-1"), "table_id": "bac-1", "game": "baccarat",
+                                      "reader_id": "reader-1", "name": "Baccarat 1", "created_at": 1,
+                                      "version": 0, "colour": "green"})
+    # WHEN the store is audited
+    report = audit.run_audit(looks=1, pause=0)
+    # THEN it is named
+    assert report.problems == ["table bac-1: attributes no table has: colour"]

@@ -1,8 +1,8 @@
 """The stored records' vocabulary (``croupier.app.records``) is the one the API publishes: each
 response model that shows a round's or a bet's status lists exactly the enum's values, and the
-status groups the application decides by are made of them. A round's, a bet's, a device-log
-entry's and a wallet's typed records write the items written before they had types (a round
-without the nulls it kept), read them back as they were
+status groups the application decides by are made of them. A table's, a round's, a bet's, a
+device-log entry's and a wallet's typed records write the items written before they had types (a
+table and a round without the nulls they kept), read them back as they were
 written (boto3's numbers included), and keep what they do not know without showing it (the ledger
 says nothing it does not know); a screen's connection and a table's watcher likewise, a connection
 made before slots were filled in order included."""
@@ -32,6 +32,7 @@ from croupier.app.records import (
     Marker,
     RoundRecord,
     RoundStatus,
+    TableRecord,
     WalletBalance,
     Watcher,
 )
@@ -129,6 +130,43 @@ def test_reading_a_bet_checks_its_types_and_keeps_what_it_does_not_know() -> Non
     later = BetRecord.from_item({**SEAT_BET.item(), "colour": "red"})
     assert later.extra == {"colour": "red"} and later.item() == {**SEAT_BET.item(), "colour": "red"}
     assert "colour" not in later.view()
+
+
+CREATED = {"pk": "TABLE#bj-1", "sk": "META", "table_id": "bj-1", "game": "blackjack", "rules": {"seats": 5},
+           "reader_id": "reader-1", "name": "Blackjack 1", "seats": {}, "rounds_played": 0, "log_taken": 0,
+           "version": 0, "created_at": PLACED, "wallet": {"mode": "internal"}, "gsi1pk": "TABLES",
+           "gsi1sk": "bj-1"}
+"""A blackjack table as it was created, as written before tables had a type (without its three
+nulls: ``shoe``, ``round_id`` and ``round_status``)."""
+
+
+def test_a_table_is_the_item_written_before_it_had_a_type_without_its_nulls() -> None:
+    # GIVEN a table as it was created, read as boto3 gives it (with the nulls it was written with then)
+    nulls = {"shoe": None, "round_id": None, "round_status": None}
+    read = TableRecord.from_item(boto3_read({**CREATED, **nulls}))  # type: ignore[arg-type]
+    # THEN it is the table, idle, with its numbers as integers, and it writes the same item without the nulls
+    assert (read.game, read.rules, read.version, read.shoe, read.round_id) == ("blackjack", {"seats": 5}, 0,
+                                                                                None, None)
+    assert read.idle and isinstance(read.created_at, int) and read.extra == {} and read.item() == CREATED
+    # WHEN a round opens at it, and then is settled
+    read.round_id, read.round_status, read.closes_at = "r-1", RoundStatus.BETTING, PLACED + 15_000
+    read.seats = {"1": {"player": "ana", "account_kind": "real"}}
+    assert not read.idle
+    read.round_status, read.rounds_played = RoundStatus.SETTLED, 1
+    # THEN it is idle again, and reads back as it was written
+    assert read.idle and read.item()["round_status"] == "settled"
+    assert TableRecord.from_item(boto3_read(read.item())) == read  # type: ignore[arg-type]
+
+
+def test_reading_a_table_checks_its_types_and_keeps_what_it_does_not_know() -> None:
+    with pytest.raises(ValueError):
+        TableRecord.from_item({**CREATED, "round_status": "lost"})
+    with pytest.raises(TypeError, match="reader_id"):
+        TableRecord.from_item({k: v for k, v in CREATED.items() if k != "reader_id"})
+    with pytest.raises(TypeError):
+        TableRecord.from_item({**CREATED, "seats": ["ana"]})
+    later = TableRecord.from_item({**CREATED, "colour": "green"})
+    assert later.extra == {"colour": "green"} and later.item() == {**CREATED, "colour": "green"}
 
 
 OPENED = {"pk": "ROUND#r-1", "sk": "META", "round_id": "r-1", "table_id": "bac-1", "game": "baccarat",

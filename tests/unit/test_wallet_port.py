@@ -25,11 +25,12 @@ import pytest
 from croupier.app import store, wallets
 from croupier.app.config import settings
 from croupier.app.errors import Funds
-from croupier.app.records import BetRecord, BetStatus
+from croupier.app.records import BetRecord, BetStatus, TableRecord
 from croupier.games.base import Bet
 from croupier.local.stack import project_root
 from croupier.sim.memory import InMemory
 from tests.support.pyparse import parse_files
+from tests.support.records import a_round
 
 APP = project_root() / "layers" / "shared" / "croupier" / "app"
 SEAMLESS_CALLS = {"debit", "balance", "accepted", "void", "credit_call", "enqueue", "operator_of", "UNBOUNDED"}
@@ -52,10 +53,13 @@ def _marker(name: str) -> dict[str, Any]:
 def test_the_wallet_is_the_one_the_round_opened_with() -> None:
     # GIVEN rounds (or tables) naming their wallets, and bets naming the operator that took them
     # THEN each is served by that wallet, and a round without one by Croupier's own
-    assert wallets.of({"wallet": {"mode": "internal"}}) is wallets.INTERNAL
-    assert wallets.of({}) is wallets.INTERNAL
-    seamless = wallets.of({"wallet": {"mode": "seamless", "operator": "op-1"}})
+    assert wallets.of(a_round(wallet={"mode": "internal"})) is wallets.INTERNAL
+    assert wallets.of(a_round()) is wallets.INTERNAL
+    seamless = wallets.of(a_round(wallet={"mode": "seamless", "operator": "op-1"}))
     assert isinstance(seamless, wallets.Seamless) and seamless.operator == "op-1"
+    table = TableRecord(table_id="t1", game="baccarat", reader_id="r1", name="t1", created_at=0,
+                        wallet={"mode": "seamless", "operator": "op-3"})
+    assert wallets.of(table) == wallets.Seamless("op-3") and wallets.of(replace(table, wallet=None)) is wallets.INTERNAL
     ours = BetRecord(round_id="r", shard=0, bet=Bet("b", "ana", "player", 100), table_id="t", game="baccarat",
                      status=BetStatus.OPEN, taken=100, placed_at=1, expires_at=2)
     assert wallets.of_bet(ours) is wallets.INTERNAL

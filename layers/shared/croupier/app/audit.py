@@ -35,6 +35,7 @@ from .records import (
     Marker,
     RoundRecord,
     RoundStatus,
+    TableRecord,
     WalletBalance,
 )
 
@@ -160,11 +161,14 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         if player not in ledgers and wallet.balance != 0:
             report.problems.append(f"wallet {player}: balance {wallet.balance} without any ledger entry")
         report.balances += wallet.balance
+    tables: dict[str, TableRecord] = {}
     rounds: dict[str, RoundRecord] = {}
     every_bet: list[BetRecord] = []
     for item in game_items:
         kind = keys.kind_of(item)
-        if kind == "round" and (rnd := _read(RoundRecord, item, report.problems)) is not None:
+        if kind == "table" and (table := _read(TableRecord, item, report.problems)) is not None:
+            tables[table.table_id] = table
+        elif kind == "round" and (rnd := _read(RoundRecord, item, report.problems)) is not None:
             rounds[rnd.round_id] = rnd
         elif kind == "bet" and (bet := _read(BetRecord, item, report.problems)) is not None:
             every_bet.append(bet)
@@ -209,7 +213,7 @@ def _look(operator_view: reconcile.OperatorView | None, operator_report: reconci
         problem = _replay_problem(settled, by_round.get(round_id, []))
         if problem:
             report.problems.append(f"round {round_id}: {problem}")
-    report.problems.extend(_device_log_problems(game_items, rounds))
+    report.problems.extend(_device_log_problems(game_items, tables, rounds))
     return report
 
 
@@ -217,7 +221,7 @@ def _unreadable(kind: str | None, item: dict[str, Any], exc: Exception) -> str:
     return f"{kind} {item.get('pk')}/{item.get('sk')} cannot be read: {exc!r}"
 
 
-Readable = TypeVar("Readable", RoundRecord, BetRecord, LogEntry)
+Readable = TypeVar("Readable", TableRecord, RoundRecord, BetRecord, LogEntry)
 
 
 def _read(record: type[Readable], item: dict[str, Any], problems: list[str]) -> Readable | None:
@@ -235,7 +239,9 @@ def _read(record: type[Readable], item: dict[str, Any], problems: list[str]) -> 
     return read
 
 
-def _name(record: RoundRecord | BetRecord | LogEntry) -> str:
+def _name(record: TableRecord | RoundRecord | BetRecord | LogEntry) -> str:
+    if isinstance(record, TableRecord):
+        return f"table {record.table_id}"
     if isinstance(record, RoundRecord):
         return f"round {record.round_id}"
     if isinstance(record, BetRecord):
@@ -243,11 +249,11 @@ def _name(record: RoundRecord | BetRecord | LogEntry) -> str:
     return f"table {record.table_id}: log entry #{record.n}"
 
 
-def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, RoundRecord]) -> list[str]:
+def _device_log_problems(game_items: list[dict[str, Any]], tables: dict[str, TableRecord],
+                         rounds: dict[str, RoundRecord]) -> list[str]:
     """Check 5: the rounds' cards against the tables' device logs."""
     problems: list[str] = []
     logs: dict[str, dict[int, LogEntry]] = defaultdict(dict)
-    cursors = {i["table_id"]: int(i.get("log_taken", 0)) for i in game_items if keys.kind_of(i) == "table"}
     for item in game_items:
         if keys.kind_of(item) == "log-entry" and (entry := _read(LogEntry, item, problems)) is not None:
             logs[entry.table_id][entry.n] = entry
@@ -259,7 +265,7 @@ def _device_log_problems(game_items: list[dict[str, Any]], rounds: dict[str, Rou
                     problems.append(f"table {table_id}: scan {entry.scan_id} recorded twice "
                                     f"(#{scans[entry.scan_id]} and #{n})")
                 scans[entry.scan_id] = n
-            if n <= cursors.get(table_id, 0) and entry.waits:
+            if n <= (tables[table_id].log_taken if table_id in tables else 0) and entry.waits:
                 problems.append(f"table {table_id}: log entry #{n} is behind the cursor but {entry.state}")
             if entry.use == "round":
                 holder = rounds.get(str(entry.round_id))

@@ -64,8 +64,8 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
         return {"round_id": round_id, "replayed": True,
                 "bets": [b for b in summary.get("bets", []) if b.get("key") == idempotency_key]}
     table = store.load_table(table_id)
-    round_id = table.get("round_id")
-    if not round_id or table.get("round_status") != RoundStatus.BETTING:
+    round_id = table.round_id
+    if not round_id or table.round_status != RoundStatus.BETTING:
         raise StateConflict("betting is closed: wait for the next round", reason="betting-closed")
     rules = table_rules(table)
 
@@ -170,10 +170,10 @@ def close_betting(round_id: str) -> RoundRecord:
         current.engine_bets, current.balances = [bet_to_item(b) for b in engine_bets], balances
         current.refunds, current.seats, current.bet_shards = refunds, seats_after, bet_shards
         table = store.load_table(current.table_id)
-        table["round_status"] = RoundStatus.PLAYING
+        table.round_status = RoundStatus.PLAYING
         if current.game in BLACKJACK:
-            table["seats"] = seats_after
-        store.write_versioned([(current, current.version), (table, int(table["version"]))])
+            table.seats = seats_after
+        store.write_versioned([(current, current.version), (table, table.version)])
         return current
 
     closed = retry(write)

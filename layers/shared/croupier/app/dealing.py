@@ -41,7 +41,7 @@ from . import alerts, store, visibility, workflow
 from .bets import close_betting
 from .engine import expectation_key, rebuild
 from .errors import AppError, StateConflict
-from .records import ACTIVE, LogEntry, LogState, RoundRecord, RoundStatus
+from .records import ACTIVE, LogEntry, LogState, RoundRecord, RoundStatus, TableRecord
 from .rounds import pause_fields, retry, take_token, timers, wake_again
 
 READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
@@ -62,7 +62,7 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
     table_id = detail["table_id"]
     table = store.load_table(table_id)
     reader = detail.get("reader_id")
-    if kind in READER_EVENTS and table.get("reader_id") != reader:
+    if kind in READER_EVENTS and table.reader_id != reader:
         raise AppError(f"reader {reader!r} is not registered for table {table_id}", reason="unknown-reader")
     seq = (str(reader), int(detail["seq"])) if kind in READER_EVENTS else None
     entry = LogEntry(table_id=table_id, n=0, key=once, kind=kind, at=store.now_ms(), card=detail.get("card"),
@@ -80,17 +80,17 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
         # delivered again: the first delivery recorded it, and may have died before it drained
         # or woke the round's workflow
         outcome = drain(table_id)
-        if table.get("round_id"):
-            wake_again(store.load_round(table["round_id"]))
+        if table.round_id:
+            wake_again(store.load_round(table.round_id))
         return {"recorded": "duplicate", **outcome}
     return {"recorded": n, **drain(table_id, table)}
 
 
-def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
+def shuffle(table_id: str, shoe_id: str | None) -> TableRecord:
     """The dealer console's shuffle through the API: refused at once while a round is in play,
     else recorded in the device log like the console's bus event, and taken."""
     table = store.load_table(table_id)
-    if table.get("round_status") in ACTIVE:
+    if table.round_status in ACTIVE:
         raise StateConflict("a round is in play: shuffle between rounds", reason="round-in-play")
     detail = {"table_id": table_id, "shoe_id": shoe_id or f"s-{uuid.uuid4().hex[:10]}"}
     n = record("shoe-shuffled", detail, f"api:{uuid.uuid4().hex}")["recorded"]
@@ -108,7 +108,7 @@ def shuffle(table_id: str, shoe_id: str | None) -> dict[str, Any]:
 class _Pass:
     """One pass over the log: what it takes, writes and tells, decided before anything is written."""
 
-    table: dict[str, Any]
+    table: TableRecord
     rnd: RoundRecord | None
     shoe: Shoe | None
     cursor: int
@@ -161,7 +161,7 @@ class _Pass:
                 self.then_close = True
 
 
-def drain(table_id: str, table: dict[str, Any] | None = None) -> dict[str, Any]:
+def drain(table_id: str, table: TableRecord | None = None) -> dict[str, Any]:
     """Take the table's device log as far as the table can take it now. Safe to call any time, from
     anywhere, as often as wanted. ``table``: the table item as just read, if the caller has it (a
     stale one only costs a retry: every pass writes the table on its version). Returns what it
@@ -198,19 +198,19 @@ def _tell(table_id: str, step: _Pass) -> None:
             alerts.device_event_refused(table_id, entry, why)
 
 
-def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | None:
+def _one_pass(table_id: str, table: TableRecord | None = None) -> _Pass | None:
     """Read the table, its round and the log after the cursor; decide each entry in order; write
     it all in one transaction, then wake the round's workflow if the round needs it
     (:func:`_dealing_on`). None when nothing waits in the log."""
     table = table if table is not None else store.load_table(table_id)
-    cursor = int(table.get("log_taken", 0))
+    cursor = table.log_taken
     pending = store.log_after(table_id, cursor)
     if not pending:
         return None
-    rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
+    rnd = store.load_round(table.round_id) if table.round_id else None
     if rnd is not None and rnd.status not in ACTIVE:
         rnd = None
-    step = _Pass(table, rnd, Shoe.from_dict(table["shoe"]) if table.get("shoe") else None, cursor)
+    step = _Pass(table, rnd, Shoe.from_dict(table.shoe) if table.shoe else None, cursor)
     for entry in pending:
         if not _decide(step, entry) or step.paused or step.then_close:
             break
@@ -221,10 +221,10 @@ def _one_pass(table_id: str, table: dict[str, Any] | None = None) -> _Pass | Non
     token = None
     # the table is written in every pass, on its version, even when only the round changes: what
     # the pass decided rests on the cursor it read, which another pass may have moved meanwhile
-    table["log_taken"] = step.cursor
+    table.log_taken = step.cursor
     if step.shoe is not None:
-        table["shoe"] = step.shoe.to_dict()
-    items: list[tuple[store.Versioned, int | None]] = [(table, int(table["version"]))]
+        table.shoe = step.shoe.to_dict()
+    items: list[tuple[store.Versioned, int | None]] = [(table, table.version)]
     if step.rnd is not None and step.round_changed:
         if not _dealing_on(step):
             token = take_token(step.rnd)
@@ -274,7 +274,7 @@ def _decide(step: _Pass, entry: LogEntry) -> bool:
         if kind == "shoe-shuffled":
             if rnd is not None:
                 raise ShoeError(f"round {rnd.round_id} is in play: shuffle between rounds", reason="round-in-play")
-            per_round_burn = 1 if step.table["game"] == "pok-deng" else 0
+            per_round_burn = 1 if step.table.game == "pok-deng" else 0
             step.shoe = Shoe(entry.shoe_id or f"s-{uuid.uuid4().hex[:10]}", per_round_burn=per_round_burn,
                              shuffled_at=entry.sent_at)
             step.done(entry, LogState.TAKEN, use="shuffle", shoe_id=step.shoe.shoe_id)
@@ -409,26 +409,28 @@ def _not_taken(step: _Pass, entry: LogEntry, why: str, *, count: bool = True) ->
 # --- a supervisor's word on a card that paused its round ---------------------------------------
 
 
-def resolve(table: dict[str, Any], blocked: dict[str, Any], resolution: str) -> dict[str, Any]:
+def resolve(table: TableRecord, blocked: dict[str, Any], resolution: str) -> dict[str, Any]:
     """What became of the card that paused the round (see :data:`RESOLUTIONS`): changes the table's
     shoe and cursor as it says and returns the log entry's update, for the resume's transaction."""
     if resolution not in RESOLUTIONS:
         raise AppError(f"say what became of the card: one of {', '.join(RESOLUTIONS)}", reason="bad-resolution")
     n = int(blocked["n"])
-    if int(table.get("log_taken", 0)) != n - 1:
-        raise StateConflict(f"log entry #{n} is not the next one of table {table['table_id']}", reason="busy")
+    if table.log_taken != n - 1:
+        raise StateConflict(f"log entry #{n} is not the next one of table {table.table_id}", reason="busy")
     at = store.now_ms()
     if resolution == "round":
-        return store.log_entry_update(table["table_id"], n, {"state": LogState.HELD, "resolved_at": at})
+        return store.log_entry_update(table.table_id, n, {"state": LogState.HELD, "resolved_at": at})
     if resolution == "discarded":
-        shoe = Shoe.from_dict(table["shoe"])
+        if table.shoe is None:  # pragma: no cover - a round was paused: the table has its shoe
+            raise StateConflict("no shoe at this table: shuffle first", reason="no-shoe")
+        shoe = Shoe.from_dict(table.shoe)
         try:
             shoe.discard(str(blocked["card"]))
         except ShoeError as exc:
             raise StateConflict(str(exc), reason=exc.reason) from exc
-        table["shoe"] = shoe.to_dict()
-    table["log_taken"] = n
-    return store.log_entry_update(table["table_id"], n, {"state": LogState(resolution), "resolved_at": at,
+        table.shoe = shoe.to_dict()
+    table.log_taken = n
+    return store.log_entry_update(table.table_id, n, {"state": LogState(resolution), "resolved_at": at,
                                                          "taken_at": at})
 
 

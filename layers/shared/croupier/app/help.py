@@ -30,6 +30,7 @@ from pydantic import Field
 
 from ..games import baccarat as _baccarat
 from ..rules import BaccaratRules, BlackjackRules, PokDengRules, Rules
+from .records import TableRecord
 from .responses import _Out
 from .rounds import table_rules
 
@@ -118,15 +119,15 @@ def exact_rtp(game: str, rules: Rules) -> dict[str, Fraction]:
     return figures
 
 
-def table_help(item: dict[str, Any]) -> dict[str, Any]:
+def table_help(table: TableRecord) -> dict[str, Any]:
     """The help's figures for a stored table."""
-    rules = table_rules(item)
-    game = item["game"]
+    rules = table_rules(table)
+    game = table.game
     figures = exact_rtp(game, rules)
     not_computed = ([{"bet": bet, "reason": "too-slow-for-a-request"} for bet in BLACKJACK_MAIN_BETS]
                     if isinstance(rules, BlackjackRules) else [])
     return {
-        "table_id": item["table_id"], "game": game, "rules_hash": rules_hash(game, rules),
+        "table_id": table.table_id, "game": game, "rules_hash": rules_hash(game, rules),
         "rtp": [{"bet": bet, "rtp": float(round(value, 6)), "exact": f"{value.numerator}/{value.denominator}"}
                 for bet, value in figures.items()],
         "not_computed": not_computed,

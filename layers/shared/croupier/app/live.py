@@ -24,7 +24,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import keys, store, visibility
 from .engine import apply_event, expectation_key
 from .lobby import shoe_roads
-from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, bet_from_item
+from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, TableRecord, bet_from_item
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -174,9 +174,10 @@ def _waiting(rnd: RoundRecord, engine: RoundEngine) -> dict[str, Any] | None:
 
 
 def _table_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> list[dict[str, Any]]:
-    base = {"table_id": new["table_id"], "at": at}
+    table, was = TableRecord.from_item(new), None if old is None else TableRecord.from_item(old)
+    base = {"table_id": table.table_id, "at": at}
     out: list[dict[str, Any]] = []
-    before, after = (old or {}).get("shoe") or {}, new.get("shoe") or {}
+    before, after = (was.shoe if was is not None else None) or {}, table.shoe or {}
     new_shoe = bool(after) and after.get("shoe_id") != before.get("shoe_id")
     if new_shoe:
         out.append({"type": "shoe-shuffled", **base, "shoe_id": after["shoe_id"]})
@@ -185,8 +186,8 @@ def _table_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> l
             out.append({"type": "shoe-ready", **base, "shoe_id": after["shoe_id"]})
         elif after["phase"] == "closed":
             out.append({"type": "shoe-closed", **base, "shoe_id": after["shoe_id"]})
-    players = {seat: str(state.get("player")) for seat, state in (new.get("seats") or {}).items()}
-    if players != {seat: str(state.get("player")) for seat, state in ((old or {}).get("seats") or {}).items()}:
+    players = {seat: str(state.get("player")) for seat, state in table.seats.items()}
+    if players != {seat: str(state.get("player")) for seat, state in (was.seats if was is not None else {}).items()}:
         out.append({"type": "seats-changed", **base, "seats": sorted(int(seat) for seat in players),
                     "players": players, "staff_fields": ["players"]})  # who sits where: staff only
     return out
@@ -212,7 +213,8 @@ def _log_events(old: dict[str, Any] | None, new: dict[str, Any], at: int) -> lis
 
     def lookup(round_id: str | None) -> Any:
         if round_id is None:  # an entry that names no round: the table's round now, if any
-            round_id = (store.get(store.game_table(), keys.table_key(table_id)) or {}).get("round_id")
+            found = store.find_table(table_id)
+            round_id = found.round_id if found is not None else None
         return rounds(round_id)
 
     shown = visibility.log_entry(entry, lookup, None)  # a face-down card "??": GET .../log shows it once revealed

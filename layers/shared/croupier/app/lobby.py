@@ -24,7 +24,7 @@ from . import keys, store
 from .identity import Identity
 from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
-from .records import RoundRecord, RoundStatus
+from .records import RoundRecord, RoundStatus, TableRecord
 from .rounds import BLACKJACK, table_rules
 
 ROAD_GAMES = ("baccarat", "pok-deng")
@@ -65,24 +65,25 @@ def shoe_roads(game: str, table_id: str, shoe_id: str | None) -> dict[str, Any] 
     return roads.PokDengRoads.of(roads.PokDengResult.from_dict(r) for r in results).to_dict()
 
 
-def table_summary(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+def table_summary(table: TableRecord, who: Identity) -> dict[str, Any]:
     """One table of the lobby: the table as the caller may see it, the round in play (its status
     and the countdown's end), the limits, the free seats and the current shoe's roads."""
-    out = table_view(item, who)
-    rules = table_rules(item)
+    out = table_view(table, who)
+    rules = table_rules(table)
     out["limits"] = {kind: {"min": limit.min, "max": limit.max} for kind, limit in rules.limits.items()}
-    out["closes_at"] = item.get("closes_at") if item.get("round_status") == RoundStatus.BETTING else None
-    if item["game"] in BLACKJACK:
-        taken = {int(seat) for seat in (item.get("seats") or {})}
+    out["closes_at"] = table.closes_at if table.round_status == RoundStatus.BETTING else None
+    if table.game in BLACKJACK:
+        taken = {int(seat) for seat in table.seats}
         out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]
-    out["roads"] = shoe_roads(item["game"], item["table_id"], (item.get("shoe") or {}).get("shoe_id"))
+    out["roads"] = shoe_roads(table.game, table.table_id, (table.shoe or {}).get("shoe_id"))
     out["play"] = play(rules)
     return out
 
 
 def lobby(who: Identity, limit: int, cursor: str | None) -> dict[str, Any]:
     page = _page(keys.TABLES, limit, cursor, newest_first=False)
-    return {"tables": [table_summary(item, who) for item in page["items"]], "cursor": page["cursor"]}
+    return {"tables": [table_summary(TableRecord.from_item(item), who) for item in page["items"]],
+            "cursor": page["cursor"]}
 
 
 def table_rounds(table_id: str, limit: int, cursor: str | None, shoe_id: str | None = None) -> dict[str, Any]:

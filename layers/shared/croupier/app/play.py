@@ -1,7 +1,7 @@
 """What a table's page needs to know of its game, from the table's rules as the server holds them
 (the game's defaults with the table's overrides): the page knows no rule of its own.
 
-``play_of(item)`` answers, for ``GET /tables`` and ``GET /tables/{id}`` (``play``):
+``play(rules)`` answers, for ``GET /tables`` and ``GET /tables/{id}`` (``play``):
 
 - ``kind``: how the felt is laid out (``blackjack``, ``baccarat``, ``pok-deng``);
 - ``bet_types``: the bets the table offers, in the felt's order, each with its limits, whether it
@@ -20,14 +20,8 @@ from typing import Any
 from ..games import baccarat as _baccarat
 from ..games import pokdeng as _pokdeng
 from ..rules import BaccaratRules, BlackjackRules, PokDengRules, Rules
-from .rounds import table_rules
 
 BLACKJACK_BETS = ("seat", "behind", "pair")
-
-
-def play_of(item: dict[str, Any]) -> dict[str, Any]:
-    rules = table_rules(item)
-    return play(rules)
 
 
 def play(rules: Rules) -> dict[str, Any]:

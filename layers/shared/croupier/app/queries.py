@@ -6,39 +6,38 @@ import base64
 import json
 from typing import Any
 
-from . import keys, store, wallets
+from . import keys, seamless, store, wallets
 from .engine import rebuild
 from .errors import AppError, Funds, StateConflict
 from .identity import Identity
-from .records import TAKING_BETS, BetRecord, BetStatus, RoundRecord, RoundStatus
+from .records import TAKING_BETS, BetRecord, BetStatus, RoundRecord, RoundStatus, TableRecord
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
 """The staff roles; a dealer console is staff only of the table it serves (:func:`staff_of`)."""
 
 
-def table_view(item: dict[str, Any], who: Identity) -> dict[str, Any]:
+def table_view(table: TableRecord, who: Identity) -> dict[str, Any]:
     """A table as the caller may see it: the id of its card reader only for the table's staff;
     who sits where for the table's staff, and to a player only their own seat (the others show
     as taken). A dealer console of another table sees it as an outsider."""
-    shoe = item.get("shoe") or None
-    staff = staff_of(who, item["table_id"])
+    shoe = table.shoe or None
+    staff = staff_of(who, table.table_id)
     return {
-        "table_id": item["table_id"], "name": item.get("name"), "game": item["game"], "rules": item.get("rules") or {},
-        **({"reader_id": item.get("reader_id")} if staff else {}),
-        "wallet": {k: str(v) for k, v in (item.get("wallet") or {"mode": "internal"}).items()},
-        "seats": {number: seat_view(seat, who, staff=staff) for number, seat in (item.get("seats") or {}).items()},
+        "table_id": table.table_id, "name": table.name, "game": table.game, "rules": table.rules,
+        **({"reader_id": table.reader_id} if staff else {}),
+        "wallet": {k: str(v) for k, v in seamless.wallet_of(table).items()},
+        "seats": {number: seat_view(seat, who, staff=staff) for number, seat in table.seats.items()},
         "shoe": None if shoe is None else {k: shoe[k] for k in ("shoe_id", "phase", "round_in_shoe", "cut_card_out",
                                                                    "last_round", "cards_drawn", "burn_remaining")},
-        "round_id": item.get("round_id"), "round_status": item.get("round_status"),
-        "rounds_played": int(item.get("rounds_played", 0)),
+        "round_id": table.round_id, "round_status": table.round_status, "rounds_played": table.rounds_played,
     }
 
 
-def table_wallet(table: dict[str, Any], player: str) -> dict[str, Any]:
+def table_wallet(table: TableRecord, player: str) -> dict[str, Any]:
     """A player's balance where the table's money is: Croupier's wallet, or the operator's
     (its ``balance`` call, answered now: a refusal or no answer is said so, never guessed)."""
-    return {"table_id": table["table_id"], "player": player, **wallets.of(table).balance(player)}
+    return {"table_id": table.table_id, "player": player, **wallets.of(table).balance(player)}
 
 
 def seat_view(seat: dict[str, Any], who: Identity, *, staff: bool) -> dict[str, Any]:

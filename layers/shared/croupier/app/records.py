@@ -1,6 +1,6 @@
 """The stored records' vocabulary: the statuses a round, a bet and a device-log entry go through;
-a round, a bet, a device-log entry, a wallet's records (its balance, its ledger entries, its
-once-only markers), a screen's connection and a table's watcher as typed values.
+a table, a round, a bet, a device-log entry, a wallet's records (its balance, its ledger entries,
+its once-only markers), a screen's connection and a table's watcher as typed values.
 
 Values are the strings stored in DynamoDB and shown by the API (a :class:`~enum.StrEnum` member is
 its string), so items written before these names existed read the same.
@@ -10,10 +10,10 @@ A round: ``betting`` → ``closing`` (the bets being frozen) → ``playing`` →
 
 The typed records (keys from :mod:`croupier.app.keys`) are read with ``from_item`` and written
 with ``item()`` (a watcher: ``attributes()``, beside its keys): the item is the same, attribute
-for attribute, as the one written before these types existed (a round's, but for the attributes
-it has no value for: they are left out, where a round written as a dictionary kept some as
-nulls). Reading checks types, never sums: a ledger entry that does not add up, a bet whose payout
-is wrong, are read as they are, for the audit to report.
+for attribute, as the one written before these types existed (a table's and a round's, but for
+the attributes they have no value for: they are left out, where a table or a round written as a
+dictionary kept some as nulls). Reading checks types, never sums: a ledger entry that does not
+add up, a bet whose payout is wrong, are read as they are, for the audit to report.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..games.base import Bet
 from .keys import (
+    TABLES,
     bet_key,
     connection_key,
     ledger_key,
@@ -36,6 +37,7 @@ from .keys import (
     round_key,
     rounds_index,
     seq_of,
+    table_key,
     table_of_log,
     wallet_key,
 )
@@ -72,6 +74,62 @@ def unknown_attributes(item: Mapping[str, Any], known: Collection[str]) -> dict[
     """The attributes of ``item`` its record does not know (a later version's, or no one's): a
     typed record keeps them as read and writes them back, and the audit names them."""
     return {name: value for name, value in item.items() if name not in known}
+
+
+# --- a table --------------------------------------------------------------------------------------
+
+
+@dataclass
+class TableRecord:
+    """``TABLE#{table}`` / ``META``: a table, written whole on its ``version`` (each write adds
+    one). What it is: its game, the rules it overrides of the game's (``rules``), its card reader,
+    its name, its wallet (``{"mode": "internal"}`` or an operator's seamless wallet; None: ours)
+    and when it was created. What it holds now: the seats, the shoe (as the rules core's
+    :class:`~croupier.shoe.Shoe` writes it; None before the first shuffle), the round in play and
+    its status (the round's, as the table last wrote it) and when its betting closes, the rounds
+    played, and how far its device log is taken (``log_taken``).
+
+    Its item also holds the lobby index's keys (``TABLES``, then the table). An attribute with no
+    value (None) is not written; an attribute no table has is kept as read in ``extra`` and
+    written back with it. Like a round, a table is changed in place and written on the version
+    it was read with."""
+
+    table_id: str
+    game: str
+    reader_id: str
+    name: str
+    created_at: int
+    version: int = 0
+    rules: dict[str, Any] = field(default_factory=dict)
+    wallet: dict[str, Any] | None = None
+    seats: dict[str, Any] = field(default_factory=dict)
+    shoe: dict[str, Any] | None = None
+    round_id: str | None = None
+    round_status: RoundStatus | None = None
+    closes_at: int | None = None
+    rounds_played: int = 0
+    log_taken: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> TableRecord:
+        """A table from its item (numbers as integers, as the store reads them); a value of the
+        wrong type is refused."""
+        known = {name: read(item[name]) for name, read in _TABLE_FIELDS.items() if item.get(name) is not None}
+        return cls(**known, extra=unknown_attributes(item, _TABLE_ATTRIBUTES))
+
+    def key(self) -> dict[str, str]:
+        return table_key(self.table_id)
+
+    def item(self) -> dict[str, Any]:
+        values = {name: getattr(self, name) for name in _TABLE_FIELDS}
+        return {**self.key(), **{name: value for name, value in values.items() if value is not None},
+                "gsi1pk": TABLES, "gsi1sk": self.table_id, **self.extra}
+
+    @property
+    def idle(self) -> bool:
+        """No round holds the table: the next one may open, the shoe may change."""
+        return self.round_id is None or self.round_status not in ACTIVE
 
 
 # --- a round --------------------------------------------------------------------------------------
@@ -407,6 +465,12 @@ _ROUND_FIELDS: dict[str, Any] = {
     "settlement": _map, "finished_at": _whole, "house_result": _whole, "bet_count": _whole}
 """Each attribute of a round's item but its keys, and how its stored value is read."""
 _ROUND_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", *_ROUND_FIELDS})
+_TABLE_FIELDS: dict[str, Any] = {
+    "table_id": _text, "game": _text, "reader_id": _text, "name": _text, "created_at": _whole, "version": _whole,
+    "rules": _map, "wallet": _map, "seats": _map, "shoe": _map, "round_id": _text, "round_status": RoundStatus,
+    "closes_at": _whole, "rounds_played": _whole, "log_taken": _whole}
+"""Each attribute of a table's item but its keys, and how its stored value is read."""
+_TABLE_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", *_TABLE_FIELDS})
 
 
 _LOG_FIELDS: dict[str, Any] = {

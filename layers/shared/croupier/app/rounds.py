@@ -28,7 +28,7 @@ from ..shoe import Shoe
 from . import seamless, store, wallets, workflow
 from .config import settings
 from .errors import StateConflict
-from .records import ACTIVE, TAKING_BETS, RoundRecord, RoundStatus
+from .records import TAKING_BETS, RoundRecord, RoundStatus, TableRecord
 from .visibility import pause_words
 
 T = TypeVar("T")
@@ -42,17 +42,13 @@ def retry(fn: Callable[[], T], attempts: int = 20) -> T:
                                busy=lambda: StateConflict("the table is busy; try again", reason="busy"))
 
 
-def table_rules(item: dict[str, Any] | RoundRecord) -> Rules:
-    """The rules of a table item or a round (the game's defaults with the overrides it carries)."""
-    return load_rules(item.game if isinstance(item, RoundRecord) else item["game"], store.round_rules(item))
+def table_rules(item: TableRecord | RoundRecord) -> Rules:
+    """The rules of a table or a round (the game's defaults with the overrides it carries)."""
+    return load_rules(item.game, store.round_rules(item))
 
 
-def timers(item: dict[str, Any] | RoundRecord) -> Timers:
+def timers(item: TableRecord | RoundRecord) -> Timers:
     return table_rules(item).timers
-
-
-def table_idle(table: dict[str, Any]) -> bool:
-    return table.get("round_id") is None or table.get("round_status") not in ACTIVE
 
 
 def start_round(table_id: str) -> RoundRecord:
@@ -60,37 +56,37 @@ def start_round(table_id: str) -> RoundRecord:
 
     def attempt() -> RoundRecord:
         table = store.load_table(table_id)
-        if not table_idle(table):
-            if table.get("round_status") == RoundStatus.BETTING:
-                _ensure_workflow(store.load_round(str(table["round_id"])))
-            raise StateConflict(f"round {table['round_id']} is still in play", reason="round-in-play")
-        if table.get("shoe") is None:
+        if not table.idle:
+            if table.round_status == RoundStatus.BETTING:
+                _ensure_workflow(store.load_round(str(table.round_id)))
+            raise StateConflict(f"round {table.round_id} is still in play", reason="round-in-play")
+        if table.shoe is None:
             raise StateConflict("no shoe: shuffle a new shoe first", reason="no-shoe")
-        shoe = Shoe.from_dict(table["shoe"])
+        shoe = Shoe.from_dict(table.shoe)
         try:
             number = shoe.start_round()
         except ShoeError as exc:
             raise StateConflict(str(exc), reason=exc.reason) from exc
         rules = table_rules(table)
         round_id = f"{table_id}-{shoe.shoe_id}-{number:03d}-{uuid.uuid4().hex[:6]}"
-        seats = table.get("seats") or {}
-        if table["game"] in BLACKJACK:
+        seats = table.seats
+        if table.game in BLACKJACK:
             seated = betting.seats_from_dict(seats)
             wallet = wallets.of(table)  # the round's (it copies the table's, below)
             balances = {state.player: wallet.funds(state.player) for state in seated.values()}
             seats = betting.seats_to_dict(betting.seats_at_round_start(rules, seated, balances))  # type: ignore[arg-type]
         now = store.now_ms()
         round_item = RoundRecord(
-            round_id=round_id, table_id=table_id, game=table["game"], status=RoundStatus.BETTING,
+            round_id=round_id, table_id=table_id, game=table.game, status=RoundStatus.BETTING,
             round_in_shoe=number, shoe_id=shoe.shoe_id, shards=settings().bet_shards, created_at=now,
             closes_at=now + rules.timers.countdown * 1000, wallet=seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
             # once the game's defaults change; stored apart, once, as every round is written often
             rules_id=store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
             last_round=shoe.is_last_round, seats=seats)
-        table.update(shoe=shoe.to_dict(), round_id=round_id, round_status=RoundStatus.BETTING, seats=seats,
-                     closes_at=round_item.closes_at)
-        store.write_versioned([(table, int(table["version"])), (round_item, None)])
+        table.shoe, table.round_id, table.round_status = shoe.to_dict(), round_id, RoundStatus.BETTING
+        table.seats, table.closes_at = seats, round_item.closes_at
+        store.write_versioned([(table, table.version), (round_item, None)])
         return round_item
 
     round_item = retry(attempt)

@@ -145,6 +145,6 @@ def snapshot(table_id: str, who: Identity) -> dict[str, Any]:
     """A table as the caller may see it now: the table (with its roads) and its round."""
     table = store.load_table(table_id)
     out: dict[str, Any] = {"type": "snapshot", "table_id": table_id, "table": table_summary(table, who)}
-    if table.get("round_id"):
-        out["round"] = round_view(table["round_id"], who)
+    if table.round_id:
+        out["round"] = round_view(table.round_id, who)
     return out

@@ -38,7 +38,7 @@ import contextvars
 import json
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -53,7 +53,7 @@ from .aws import boto3
 from .config import settings
 from .contexts import holding
 from .errors import AppError, Funds
-from .records import BetRecord, RoundRecord
+from .records import BetRecord, RoundRecord, TableRecord
 
 logger = Logger(service="croupier")
 UNBOUNDED = 10**15
@@ -80,13 +80,12 @@ def reset_clients() -> None:
     _clients.clear()
 
 
-def wallet_of(holder: Mapping[str, Any] | RoundRecord) -> dict[str, Any]:
-    """The wallet of a table item, or the one a round opened with."""
-    wallet = holder.wallet if isinstance(holder, RoundRecord) else holder.get("wallet")
-    return dict(wallet or {"mode": "internal"})
+def wallet_of(holder: TableRecord | RoundRecord) -> dict[str, Any]:
+    """The wallet of a table, or the one a round opened with."""
+    return dict(holder.wallet or {"mode": "internal"})
 
 
-def operator_of(table: Mapping[str, Any] | RoundRecord) -> str | None:
+def operator_of(table: TableRecord | RoundRecord) -> str | None:
     """The operator whose wallet holds this table's (or round's) money, or None for Croupier's own
     wallets."""
     wallet = wallet_of(table)

@@ -198,16 +198,16 @@ def _finish(round_id: str, from_status: RoundStatus, to_status: RoundStatus) -> 
         # the countdown's token is spent once betting closed; the workflow takes it off when it
         # waits again, and a round that never waited (every card in before it looked) loses it here
         current.countdown_token = None
-        if table.get("round_id") == round_id:
-            shoe = Shoe.from_dict(table["shoe"]) if table.get("shoe") else None
+        if table.round_id == round_id:
+            shoe = Shoe.from_dict(table.shoe) if table.shoe else None
             if shoe is not None:
                 with contextlib.suppress(ShoeError):  # the shoe moved on already (a retried finish)
                     shoe.end_round()
-                table["shoe"] = shoe.to_dict()
-            table["round_status"] = to_status
-            table["rounds_played"] = int(table.get("rounds_played", 0)) + 1
+                table.shoe = shoe.to_dict()
+            table.round_status = to_status
+            table.rounds_played += 1
         result = append_result(current) if to_status == RoundStatus.SETTLED else None  # the shoe's roads
-        store.write_versioned([(current, current.version), (table, int(table["version"]))],
+        store.write_versioned([(current, current.version), (table, table.version)],
                               [result] if result else [])
         alerts.count("RoundsSettled" if to_status == RoundStatus.SETTLED else "RoundsVoided")
         return current

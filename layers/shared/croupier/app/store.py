@@ -43,7 +43,7 @@ import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -95,6 +95,7 @@ from .records import (
     Marker,
     RoundRecord,
     RoundStatus,
+    TableRecord,
     WalletBalance,
     Watcher,
 )
@@ -284,8 +285,8 @@ def write(ops: Sequence[dict[str, Any]]) -> None:
         raise
 
 
-Versioned = dict[str, Any] | RoundRecord
-"""What is written whole on its version: a round, or an item read as a dictionary (a table, a
+Versioned = dict[str, Any] | RoundRecord | TableRecord
+"""What is written whole on its version: a table, a round, or an item read as a dictionary (a
 player's summary of a round)."""
 
 
@@ -293,12 +294,12 @@ def versioned_put(item: Versioned, version: int | None) -> dict[str, Any]:
     """The transaction item writing a game-table item on its version (``None``: it must not exist
     yet, and starts at version 0). Sets the item's new version."""
     new = 0 if version is None else version + 1
-    if isinstance(item, RoundRecord):
-        item.version = new
-        written = item.item()
-    else:
+    if isinstance(item, dict):
         item["version"] = new
         written = item
+    else:
+        item.version = new
+        written = item.item()
     if version is None:
         return {"Put": {"TableName": settings().game_table, "Item": written,
                         "ConditionExpression": "attribute_not_exists(pk)"}}
@@ -316,21 +317,31 @@ def write_versioned(items: Sequence[tuple[Versioned, int | None]], extra: Sequen
         for item, version in items:
             if version is None:
                 continue
-            if isinstance(item, RoundRecord):
-                item.version = version
-            else:
+            if isinstance(item, dict):
                 item["version"] = version
+            else:
+                item.version = version
         raise
 
 
 # --- tables and rounds -----------------------------------------------------------------------
 
 
-def load_table(table_id: str) -> dict[str, Any]:
+def find_table(table_id: str) -> TableRecord | None:
     item = get(game_table(), table_key(table_id))
-    if item is None:
+    return None if item is None else TableRecord.from_item(item)
+
+
+def load_table(table_id: str) -> TableRecord:
+    table = find_table(table_id)
+    if table is None:
         raise NotFound(f"no table {table_id!r}", reason="no-table")
-    return item
+    return table
+
+
+def new_table(table: TableRecord) -> None:
+    """Write a table that must not exist yet (a :class:`Conflict` if it does)."""
+    put_new(game_table(), table.item())
 
 
 def find_round(round_id: str, *, consistent: bool = True) -> RoundRecord | None:
@@ -352,8 +363,11 @@ def save_round(rnd: RoundRecord) -> RoundRecord:
     return rnd
 
 
-def save_table(table: dict[str, Any]) -> dict[str, Any]:
-    return put_versioned(game_table(), table, int(table["version"]))
+def save_table(table: TableRecord) -> TableRecord:
+    """Write a table on the version it was read with; it then has the version written."""
+    put_versioned(game_table(), table.item(), table.version)
+    table.version += 1
+    return table
 
 
 # --- a round's rules: stored once, read once per execution environment ------------------------
@@ -389,18 +403,13 @@ def keep_rules(rules: dict[str, Any]) -> str:
     return rules_id
 
 
-def round_rules(item: Mapping[str, Any] | RoundRecord) -> dict[str, Any]:
+def round_rules(item: RoundRecord | TableRecord) -> dict[str, Any]:
     """The rules of a round (its ``rules_id``'s, read once and kept: they never change), or the
-    rules an item carries itself (a table's overrides; a round written before its rules were
-    stored apart)."""
-    rules_id: str | None
-    round_id: str | None
-    if isinstance(item, RoundRecord):
-        rules_id, own, round_id = item.rules_id, item.rules, item.round_id
-    else:
-        rules_id, own, round_id = item.get("rules_id"), item.get("rules"), item.get("round_id")
-    if not rules_id:
-        return dict(own or {})
+    rules it carries itself (a table's overrides; a round written before its rules were stored
+    apart)."""
+    if isinstance(item, TableRecord) or not item.rules_id:
+        return dict(item.rules or {})
+    rules_id, round_id = item.rules_id, item.round_id
     seen = (container(), aws.sdk_in_use(), str(rules_id))
     if seen not in _rules:
         found = get(game_table(), rules_key(str(rules_id)))

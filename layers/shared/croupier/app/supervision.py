@@ -54,7 +54,7 @@ def resume_round(round_id: str, card: str | None = None) -> RoundRecord:
                     f"('card': round, discarded or returned)", reason="say-what-became-of-the-card")
             table = store.load_table(rnd.table_id)
             ops.append(resolve(table, blocked, card))
-            items.append((table, int(table["version"])))
+            items.append((table, table.version))
         elif card is not None:
             raise AppError("no card paused this round: resume without 'card'", reason="no-blocking-card")
         rnd.paused, rnd.pause_reason, rnd.pause_code, rnd.paused_at = False, None, None, None

@@ -13,66 +13,63 @@ from typing import Any
 
 from .. import betting
 from ..rules import load_rules
-from . import keys, seamless, store
+from . import seamless, store
 from .errors import AppError, StateConflict
-from .records import RoundStatus
-from .rounds import BLACKJACK, retry, table_idle, table_rules
+from .records import RoundStatus, TableRecord
+from .rounds import BLACKJACK, retry, table_rules
 
 
 def create_table(game: str, rules: dict[str, Any], reader_id: str, table_id: str | None = None,
-                 name: str | None = None, wallet: dict[str, Any] | None = None) -> dict[str, Any]:
+                 name: str | None = None, wallet: dict[str, Any] | None = None) -> TableRecord:
     load_rules(game, rules)  # validates (RulesError -> 400)
-    wallet = seamless.checked_wallet(wallet or {"mode": "internal"})
     table_id = table_id or f"t-{uuid.uuid4().hex[:10]}"
-    item = {**keys.table_key(table_id), "table_id": table_id, "game": game, "rules": rules,
-            "reader_id": reader_id, "name": name or table_id, "seats": {}, "shoe": None, "round_id": None,
-            "round_status": None, "rounds_played": 0, "log_taken": 0, "version": 0, "created_at": store.now_ms(),
-            "wallet": wallet,
-            "gsi1pk": keys.TABLES, "gsi1sk": table_id}  # the lobby lists the tables through the index
+    table = TableRecord(table_id=table_id, game=game, reader_id=reader_id, name=name or table_id,
+                        created_at=store.now_ms(), rules=rules,
+                        wallet=seamless.checked_wallet(wallet or {"mode": "internal"}))
     try:
-        store.put_new(store.game_table(), item)
+        store.new_table(table)
     except store.Conflict as exc:
         raise StateConflict(f"table {table_id!r} exists already", reason="table-exists") from exc
-    return item
+    return table
 
 
 def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str | None,
-                    wallet: dict[str, Any] | None = None) -> dict[str, Any]:
+                    wallet: dict[str, Any] | None = None) -> TableRecord:
     """Change a table's rules, card reader or wallet mode between rounds (a round keeps the wallet
     it opened with: its bets name the operator that took them)."""
     checked = seamless.checked_wallet(wallet) if wallet is not None else None
 
-    def attempt() -> dict[str, Any]:
-        item = store.load_table(table_id)
-        if not table_idle(item):
+    def attempt() -> TableRecord:
+        table = store.load_table(table_id)
+        if not table.idle:
             raise StateConflict("a round is in play: configure the table between rounds", reason="round-in-play")
         if rules is not None:
-            load_rules(item["game"], rules)
-            item["rules"] = rules
+            load_rules(table.game, rules)
+            table.rules = rules
         if reader_id is not None:
-            item["reader_id"] = reader_id
+            table.reader_id = reader_id
         if checked is not None:
-            item["wallet"] = checked
-        return store.save_table(item)
+            table.wallet = checked
+        return store.save_table(table)
 
     return retry(attempt)
 
 
 def _seat_change(table_id: str, player: str, seat: int,
-                 change: Any, *, leaving: bool) -> dict[str, Any]:
+                 change: Any, *, leaving: bool) -> TableRecord:
     """Apply ``change(rules, seats) -> seats`` to the table's seats, and to the round's too while
     its countdown runs (both written together, on their versions)."""
 
-    def attempt() -> dict[str, Any]:
+    def attempt() -> TableRecord:
         table = store.load_table(table_id)
-        if table["game"] not in BLACKJACK:
-            raise AppError(f"{table['game']} has no seats", reason="no-seats")
+        if table.game not in BLACKJACK:
+            raise AppError(f"{table.game} has no seats", reason="no-seats")
         rules = table_rules(table)
-        seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(table.get("seats") or {})))
-        if table_idle(table):
-            table["seats"] = seats
+        seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(table.seats)))
+        if table.idle:
+            table.seats = seats
             return store.save_table(table)
-        rnd = store.load_round(table["round_id"]) if table.get("round_id") else None
+        rnd = store.load_round(table.round_id) if table.round_id else None
         if (rnd is None or rnd.status != RoundStatus.BETTING or rnd.paused
                 or store.now_ms() >= rnd.closes_at):
             when = "leave when it is over" if leaving else "sit down when the next round opens"
@@ -82,19 +79,19 @@ def _seat_change(table_id: str, player: str, seat: int,
             raise StateConflict(f"your bet stands on seat {seat} in this round: leave when the round is over",
                                 reason="seat-bet-placed")
         rnd.seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(rnd.seats)))
-        table["seats"] = seats
+        table.seats = seats
         # the player's bets in the round as read: a bet placed meanwhile makes this write lose
-        store.write_versioned([(table, int(table["version"])), (rnd, rnd.version)],
+        store.write_versioned([(table, table.version), (rnd, rnd.version)],
                               [store.player_round_unchanged(summary, rnd.round_id, player)])
         return table
 
     return retry(attempt)
 
 
-def sit(table_id: str, seat: int, player: str, account_kind: str) -> dict[str, Any]:
+def sit(table_id: str, seat: int, player: str, account_kind: str) -> TableRecord:
     return _seat_change(table_id, player, seat,
                         lambda rules, seats: betting.sit(rules, seats, player, seat, account_kind), leaving=False)
 
 
-def leave(table_id: str, seat: int, player: str) -> dict[str, Any]:
+def leave(table_id: str, seat: int, player: str) -> TableRecord:
     return _seat_change(table_id, player, seat, lambda rules, seats: betting.leave(seats, player, seat), leaving=True)

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from . import operators, seamless, store
 from .errors import Funds
-from .records import BetRecord, RoundRecord
+from .records import BetRecord, RoundRecord, TableRecord
 
 Finishing = tuple[BetRecord, str, int, dict[str, Any]]
 """One bet to close: the bet, ``"settle"`` or ``"refund"``, the amount credited, its result."""
@@ -150,7 +150,7 @@ class Seamless(Wallet):
         seamless.enqueue([txid for txid, _ in calls])
 
 
-def of(item: Mapping[str, Any] | RoundRecord) -> Wallet:
+def of(item: TableRecord | RoundRecord) -> Wallet:
     """The wallet a round opened with, or a table's (between rounds: the one its next round takes)."""
     operator = seamless.operator_of(item)
     return INTERNAL if operator is None else Seamless(operator)

@@ -180,12 +180,12 @@ class LocalWeb:
         body = _validated(DeviceRequest, request)
         try:
             table = store.load_table(table_id)
-            sends = device_events(body.action, table_id, str(table.get("reader_id")), cards=body.cards,
+            sends = device_events(body.action, table_id, table.reader_id, cards=body.cards,
                                   reason=body.reason, shoe=body.shoe_id)
         except CroupierError as exc:
             raise Refused(404 if getattr(exc, "status", None) == 404 else 422, exc.reason, str(exc)) from exc
         target = Target(self.stack.outputs["event_bus"], self.stack.outputs["game_table"], "the local stack")
-        devices = TableDevices(target.bus, table_id, str(table.get("reader_id")))
+        devices = TableDevices(target.bus, table_id, table.reader_id)
         events = []
         for label, send in sends:
             line, ok = fate(target, table_id, send(devices), DEVICE_WAIT)

@@ -326,7 +326,8 @@ class Invariants:
             # every wait of the workflow ends within pause_void (a card's, a pause's; decisions and
             # windows sooner): a card wait then a pause, again after each resume, then the retries
             resumes = sum(1 for event in rnd.get("history") or [] if event.get("resume"))
-            pause_void = int(store.round_rules(rnd).get("timers", {}).get("pause_void", 600))
+            rules = store.round_rules(RoundRecord.from_item(rnd))
+            pause_void = int(rules.get("timers", {}).get("pause_void", 600))
             bound = physical.closes_at + (resumes + 1) * 2 * pause_void + SLACK_SECONDS
             if world.clock.monotonic() > bound:
                 late = world.clock.monotonic() - physical.closes_at
@@ -395,7 +396,8 @@ class Invariants:
                                                         f"waited for {physical.engine.expected}", str(rnd["round_id"]))
                 return {}
             return {result.id: result.paid for result in physical.engine.settle().bets}
-        engine = new_round(str(rnd["game"]), [bet_from_item(b) for b in bets], overrides=store.round_rules(rnd),
+        engine = new_round(str(rnd["game"]), [bet_from_item(b) for b in bets],
+                           overrides=store.round_rules(RoundRecord.from_item(rnd)),
                            round_in_shoe=int(rnd.get("round_in_shoe", 1)), validate=False)
         for card in physical.cards:
             engine.deal(card)

@@ -58,7 +58,7 @@ from ..app import aws, config, keys, operators, seamless, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
 from ..app.events import CONSOLE, READER, source_of
-from ..app.records import FINISHED, RoundStatus, bet_from_item
+from ..app.records import FINISHED, RoundRecord, RoundStatus, bet_from_item
 from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
@@ -704,7 +704,7 @@ class World:
         round_id = started["round_id"]
         closes_at = self.clock.monotonic() + int(started["closes_at"]) / 1000 - self.clock.time()
         engine = None if self.game in BLACKJACK else new_round(
-            self.game, [], overrides=store.round_rules(started), validate=False,
+            self.game, [], overrides=store.round_rules(RoundRecord.from_item(started)), validate=False,
             round_in_shoe=int(started["round_in_shoe"]))
         physical = table.physical = self.physical[round_id] = PhysicalRound(round_id, engine, closes_at)
         self.last_round_by = max(self.last_round_by, closes_at)
@@ -888,11 +888,11 @@ class World:
         from ..app.rounds import table_rules
 
         bets = [bet_from_item(b) for b in self.invariants.round_bets(str(rnd["round_id"])) if b.get("status") == "open"]
-        closing = betting.close_betting(str(rnd["game"]), table_rules(rnd),
-                                        betting.seats_from_dict(rnd.get("seats") or {}), bets)
+        stored = RoundRecord.from_item(rnd)  # the app's rules of the round, as the app reads them
+        closing = betting.close_betting(stored.game, table_rules(stored), betting.seats_from_dict(stored.seats), bets)
         physical.dealt = frozenset(closing.dealt)
-        return new_round(str(rnd["game"]), list(closing.bets), overrides=store.round_rules(rnd),
-                         round_in_shoe=int(rnd.get("round_in_shoe", 1)), validate=False)
+        return new_round(stored.game, list(closing.bets), overrides=store.round_rules(stored),
+                         round_in_shoe=stored.round_in_shoe, validate=False)
 
     def mirror(self, physical: PhysicalRound, rnd: dict[str, Any]) -> str | None:
         """Follow in the dealer's engine what the console shows happened since (decisions, windows

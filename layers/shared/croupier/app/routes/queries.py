@@ -59,7 +59,7 @@ def table_rounds(table_id: TableId,
 def table_log(table_id: TableId) -> dict[str, Any]:
     caller(router).require("operator", "dealer", "supervisor").require_table(table_id)
     table = store.load_table(table_id)  # 404 for a table that does not exist
-    return out(TableLog, {"table_id": table_id, "entries": dealing.device_log(table_id, table.get("round_id"))})
+    return out(TableLog, {"table_id": table_id, "entries": dealing.device_log(table_id, table.round_id)})
 
 
 @router.get("/rounds/<round_id>", summary="A round as the caller may see it (hidden cards stay hidden)",
