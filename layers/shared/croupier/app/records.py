@@ -19,7 +19,7 @@ add up, a bet whose payout is wrong, are read as they are, for the audit to repo
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -76,6 +76,19 @@ def unknown_attributes(item: Mapping[str, Any], known: Collection[str]) -> dict[
     return {name: value for name, value in item.items() if name not in known}
 
 
+def read_fields(item: Mapping[str, Any], readers: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields ``item`` has a value for, each read by its reader (which refuses a value of the
+    wrong type): a record's keyword arguments."""
+    return {name: read(item[name]) for name, read in readers.items() if item.get(name) is not None}
+
+
+def written_fields(record: Any, names: Collection[str]) -> dict[str, Any]:
+    """The fields of ``record`` among ``names`` that have a value: an attribute with none is not
+    written."""
+    values = {name: getattr(record, name) for name in names}
+    return {name: value for name, value in values.items() if value is not None}
+
+
 # --- a table --------------------------------------------------------------------------------------
 
 
@@ -115,16 +128,14 @@ class TableRecord:
     def from_item(cls, item: Mapping[str, Any]) -> TableRecord:
         """A table from its item (numbers as integers, as the store reads them); a value of the
         wrong type is refused."""
-        known = {name: read(item[name]) for name, read in _TABLE_FIELDS.items() if item.get(name) is not None}
-        return cls(**known, extra=unknown_attributes(item, _TABLE_ATTRIBUTES))
+        return cls(**read_fields(item, _TABLE_FIELDS), extra=unknown_attributes(item, _TABLE_ATTRIBUTES))
 
     def key(self) -> dict[str, str]:
         return table_key(self.table_id)
 
     def item(self) -> dict[str, Any]:
-        values = {name: getattr(self, name) for name in _TABLE_FIELDS}
-        return {**self.key(), **{name: value for name, value in values.items() if value is not None},
-                "gsi1pk": TABLES, "gsi1sk": self.table_id, **self.extra}
+        return {**self.key(), **written_fields(self, _TABLE_FIELDS), "gsi1pk": TABLES, "gsi1sk": self.table_id,
+                **self.extra}
 
     @property
     def idle(self) -> bool:
@@ -202,17 +213,14 @@ class RoundRecord:
     def from_item(cls, item: Mapping[str, Any]) -> RoundRecord:
         """A round from its item (numbers as integers, as the store reads them); a value of the
         wrong type is refused."""
-        known = {name: read(item[name]) for name, read in _ROUND_FIELDS.items() if item.get(name) is not None}
-        return cls(**known, extra=unknown_attributes(item, _ROUND_ATTRIBUTES))
+        return cls(**read_fields(item, _ROUND_FIELDS), extra=unknown_attributes(item, _ROUND_ATTRIBUTES))
 
     def key(self) -> dict[str, str]:
         return round_key(self.round_id)
 
     def item(self) -> dict[str, Any]:
-        values = {name: getattr(self, name) for name in _ROUND_FIELDS}
-        return {**self.key(), **{name: value for name, value in values.items() if value is not None},
-                "gsi1pk": rounds_index(self.table_id), "gsi1sk": f"{self.created_at:013d}#{self.round_id}",
-                **self.extra}
+        return {**self.key(), **written_fields(self, _ROUND_FIELDS), "gsi1pk": rounds_index(self.table_id),
+                "gsi1sk": f"{self.created_at:013d}#{self.round_id}", **self.extra}
 
 
 def _map(value: Any) -> dict[str, Any]:
@@ -418,14 +426,12 @@ class LogEntry:
     @classmethod
     def recorded(cls, table_id: str, attributes: Mapping[str, Any]) -> LogEntry:
         """An entry from its attributes (an item's without its keys, or a waiting event's)."""
-        known = {name: read(attributes[name]) for name, read in _LOG_FIELDS.items()
-                  if attributes.get(name) is not None}
-        return cls(table_id=table_id, **known, extra=unknown_attributes(attributes, _LOG_FIELDS))
+        return cls(table_id=table_id, **read_fields(attributes, _LOG_FIELDS),
+                   extra=unknown_attributes(attributes, _LOG_FIELDS))
 
     def attributes(self) -> dict[str, Any]:
         """Its attributes without its keys, those it has (the device's first, then the outcome's)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("table_id", "extra")}
-        return {**{name: value for name, value in out.items() if value is not None}, **self.extra}
+        return {**written_fields(self, _LOG_FIELDS), **self.extra}
 
     def item(self) -> dict[str, Any]:
         return {**log_entry_key(self.table_id, self.n), **self.attributes()}
