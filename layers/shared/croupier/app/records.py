@@ -102,10 +102,10 @@ class TableRecord:
     its status (the round's, as the table last wrote it) and when its betting closes, the rounds
     played, and how far its device log is taken (``log_taken``).
 
-    Its item also holds the lobby index's keys (``TABLES``, then the table). An attribute with no
-    value (None) is not written; an attribute no table has is kept as read in ``extra`` and
-    written back with it. Like a round, a table is changed in place and written on the version
-    it was read with."""
+    Its item also holds the index keys that list the tables for the lobby (``TABLES``, then the
+    table). An attribute with no value (None) is not written; an attribute no table has is kept
+    as read in ``extra`` and written back with it. Like a round, a table is changed in place and
+    written on the version it was read with."""
 
     table_id: str
     game: str
@@ -163,10 +163,11 @@ class RoundRecord:
     code, time and the log entry it ``blocked``), the workflow's task tokens (one at a time), and
     at its end its settlement, the house's result, its bet count and when it finished.
 
-    Its item also holds the ``rounds-by-table`` index's keys (the table, then when it opened). An
-    attribute with no value (None) is not written; an attribute no round has is kept as read in
-    ``extra`` and written back with it. Unlike the other records a round is changed in place: the
-    application reads it, changes it and writes it on the version it read."""
+    Its item also holds the index keys that list a table's rounds (``ROUNDS#{table}``, then when
+    it opened). An attribute with no value (None) is not written; an attribute no round has is
+    kept as read in ``extra`` and written back with it. Unlike a bet or a log entry, a round (as a
+    table) is changed in place: the application reads it, changes it and writes it on the version
+    it read."""
 
     round_id: str
     table_id: str
