@@ -138,7 +138,7 @@ def close_betting(round_id: str) -> RoundRecord:
         if rnd.status != RoundStatus.BETTING:
             return rnd
         rnd.status = RoundStatus.CLOSING
-        return store.save_round(rnd)
+        return store.save(rnd)
 
     rnd = retry(flip)
     if rnd.status != RoundStatus.CLOSING:

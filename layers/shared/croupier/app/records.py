@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from ..games.base import Bet
 from .keys import (
@@ -89,11 +89,42 @@ def written_fields(record: Any, names: Collection[str]) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
+class WholeRecord:
+    """A record changed in place and written whole on its ``version`` (a table, a round): read
+    with :meth:`from_item` (each of its :attr:`FIELDS` by its reader; what it does not know kept
+    in ``extra``), written with :meth:`item` (its key, the fields that have a value, its index
+    keys, ``extra``)."""
+
+    FIELDS: ClassVar[dict[str, Any]]
+    """Each attribute of its item but its keys, and how its stored value is read."""
+    version: int
+    extra: dict[str, Any]
+
+    if TYPE_CHECKING:
+        def __init__(self, **fields: Any) -> None: ...  # each record's own, made by dataclass
+
+    @classmethod
+    def from_item(cls, item: Mapping[str, Any]) -> Self:
+        """The record from its item (numbers as integers, as the store reads them); a value of the
+        wrong type is refused."""
+        known = {"pk", "sk", "gsi1pk", "gsi1sk", *cls.FIELDS}
+        return cls(**read_fields(item, cls.FIELDS), extra=unknown_attributes(item, known))
+
+    def key(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def index_keys(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def item(self) -> dict[str, Any]:
+        return {**self.key(), **written_fields(self, self.FIELDS), **self.index_keys(), **self.extra}
+
+
 # --- a table --------------------------------------------------------------------------------------
 
 
 @dataclass
-class TableRecord:
+class TableRecord(WholeRecord):
     """``TABLE#{table}`` / ``META``: a table, written whole on its ``version`` (each write adds
     one). What it is: its game, the rules it overrides of the game's (``rules``), its card reader,
     its name, its wallet (``{"mode": "internal"}`` or an operator's seamless wallet; None: ours)
@@ -124,18 +155,11 @@ class TableRecord:
     log_taken: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> TableRecord:
-        """A table from its item (numbers as integers, as the store reads them); a value of the
-        wrong type is refused."""
-        return cls(**read_fields(item, _TABLE_FIELDS), extra=unknown_attributes(item, _TABLE_ATTRIBUTES))
-
     def key(self) -> dict[str, str]:
         return table_key(self.table_id)
 
-    def item(self) -> dict[str, Any]:
-        return {**self.key(), **written_fields(self, _TABLE_FIELDS), "gsi1pk": TABLES, "gsi1sk": self.table_id,
-                **self.extra}
+    def index_keys(self) -> dict[str, str]:
+        return {"gsi1pk": TABLES, "gsi1sk": self.table_id}
 
     @property
     def idle(self) -> bool:
@@ -147,7 +171,7 @@ class TableRecord:
 
 
 @dataclass
-class RoundRecord:
+class RoundRecord(WholeRecord):
     """``ROUND#{round}`` / ``META``: one round of a table, written whole on its ``version`` (each
     write adds one: a writer that read an earlier version loses, and reads again).
 
@@ -210,18 +234,11 @@ class RoundRecord:
     bet_count: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @classmethod
-    def from_item(cls, item: Mapping[str, Any]) -> RoundRecord:
-        """A round from its item (numbers as integers, as the store reads them); a value of the
-        wrong type is refused."""
-        return cls(**read_fields(item, _ROUND_FIELDS), extra=unknown_attributes(item, _ROUND_ATTRIBUTES))
-
     def key(self) -> dict[str, str]:
         return round_key(self.round_id)
 
-    def item(self) -> dict[str, Any]:
-        return {**self.key(), **written_fields(self, _ROUND_FIELDS), "gsi1pk": rounds_index(self.table_id),
-                "gsi1sk": f"{self.created_at:013d}#{self.round_id}", **self.extra}
+    def index_keys(self) -> dict[str, str]:
+        return {"gsi1pk": rounds_index(self.table_id), "gsi1sk": f"{self.created_at:013d}#{self.round_id}"}
 
 
 def _map(value: Any) -> dict[str, Any]:
@@ -471,13 +488,12 @@ _ROUND_FIELDS: dict[str, Any] = {
     "pause_reason": _text, "pause_code": _text, "paused_at": _whole, "blocked": _map, "void_reason": _text,
     "settlement": _map, "finished_at": _whole, "house_result": _whole, "bet_count": _whole}
 """Each attribute of a round's item but its keys, and how its stored value is read."""
-_ROUND_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", *_ROUND_FIELDS})
 _TABLE_FIELDS: dict[str, Any] = {
     "table_id": _text, "game": _text, "reader_id": _text, "name": _text, "created_at": _whole, "version": _whole,
     "rules": _map, "wallet": _map, "seats": _map, "shoe": _map, "round_id": _text, "round_status": RoundStatus,
     "closes_at": _whole, "rounds_played": _whole, "log_taken": _whole}
 """Each attribute of a table's item but its keys, and how its stored value is read."""
-_TABLE_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", *_TABLE_FIELDS})
+TableRecord.FIELDS, RoundRecord.FIELDS = _TABLE_FIELDS, _ROUND_FIELDS
 
 
 _LOG_FIELDS: dict[str, Any] = {

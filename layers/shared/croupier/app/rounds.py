@@ -139,7 +139,7 @@ def mutate(round_id: str, change: Callable[[RoundRecord], T], *, wake: bool = Tr
         rnd = store.load_round(round_id)
         out = change(rnd)  # before the token is taken: a refusal may wake the workflow (wake_again)
         holder["token"] = take_token(rnd)
-        store.save_round(rnd)
+        store.save(rnd)
         return out
 
     out = retry(attempt)

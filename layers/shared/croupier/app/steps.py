@@ -90,13 +90,13 @@ def advance(round_id: str) -> dict[str, Any]:
         if isinstance(expected, Settle):
             rnd.status = RoundStatus.SETTLING
             rnd.settlement = engine.settle().to_dict(full=True)
-            store.save_round(rnd)
+            store.save(rnd)
             return _step(rnd, "settle", "settle", 1)
         if rnd.expect_key != key:
             rnd.expect_key, rnd.expect_since = key, store.now_ms()
             changed = True
         if changed:
-            rnd = store.save_round(rnd)
+            rnd = store.save(rnd)
         since = rnd.expect_since if rnd.expect_since is not None else store.now_ms()
         elapsed = (store.now_ms() - since) // 1000
         if isinstance(expected, CardFor):
@@ -150,7 +150,7 @@ def _wait_on_cards(round_id: str, token: str) -> bool:
             rnd.expect_key, rnd.expect_since = key, now
         rnd.wait_token, rnd.wait_registered_at = token, now
         rnd.woken_token = rnd.countdown_token = None
-        store.save_round(rnd)
+        store.save(rnd)
         return True
 
     return retry(attempt)

@@ -98,6 +98,7 @@ from .records import (
     TableRecord,
     WalletBalance,
     Watcher,
+    WholeRecord,
 )
 
 BET_RECORD_DAYS = 400
@@ -285,7 +286,7 @@ def write(ops: Sequence[dict[str, Any]]) -> None:
         raise
 
 
-Versioned = dict[str, Any] | RoundRecord | TableRecord
+Versioned = dict[str, Any] | WholeRecord
 """What is written whole on its version: a table, a round, or an item read as a dictionary (a
 player's summary of a round)."""
 
@@ -356,18 +357,14 @@ def load_round(round_id: str) -> RoundRecord:
     return rnd
 
 
-def save_round(rnd: RoundRecord) -> RoundRecord:
-    """Write a round on the version it was read with; it then has the version written."""
-    put_versioned(game_table(), rnd.item(), rnd.version)
-    rnd.version += 1
-    return rnd
+Whole = TypeVar("Whole", RoundRecord, TableRecord)
 
 
-def save_table(table: TableRecord) -> TableRecord:
-    """Write a table on the version it was read with; it then has the version written."""
-    put_versioned(game_table(), table.item(), table.version)
-    table.version += 1
-    return table
+def save(record: Whole) -> Whole:
+    """Write a table or a round on the version it was read with; it then has the version written."""
+    put_versioned(game_table(), record.item(), record.version)
+    record.version += 1
+    return record
 
 
 # --- a round's rules: stored once, read once per execution environment ------------------------

@@ -50,7 +50,7 @@ def configure_table(table_id: str, rules: dict[str, Any] | None, reader_id: str 
             table.reader_id = reader_id
         if checked is not None:
             table.wallet = checked
-        return store.save_table(table)
+        return store.save(table)
 
     return retry(attempt)
 
@@ -68,7 +68,7 @@ def _seat_change(table_id: str, player: str, seat: int,
         seats = betting.seats_to_dict(change(rules, betting.seats_from_dict(table.seats)))
         if table.idle:
             table.seats = seats
-            return store.save_table(table)
+            return store.save(table)
         rnd = store.load_round(table.round_id) if table.round_id else None
         if (rnd is None or rnd.status != RoundStatus.BETTING or rnd.paused
                 or store.now_ms() >= rnd.closes_at):
