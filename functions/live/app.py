@@ -28,8 +28,10 @@ def handle(record: DynamoDBRecord) -> dict[str, Any]:
     if change is None:
         return {"events": 0}
     at = int((change.approximate_creation_date_time or 0) * 1000) or store.now_ms()
-    old = store.plain(change.old_image) if change.old_image else None
-    new = store.plain(change.new_image) if change.new_image else None
+    # the images as the stream gives them (DynamoDB's typed form), read in one pass
+    images = change.raw_event
+    old = store.plain_image(images["OldImage"]) if images.get("OldImage") else None
+    new = store.plain_image(images["NewImage"]) if images.get("NewImage") else None
     events = events_of(old, new, at)
     if not events:
         return {"events": 0}
