@@ -66,9 +66,11 @@ def _round_events(old: RoundRecord | None, new: RoundRecord, at: int) -> list[di
     seq = len(new_events)
     if old.status == RoundStatus.BETTING and new.status != RoundStatus.BETTING:
         out.append({"type": "betting-closed", **base, "seq": len(old_events)})
-    hidden_before = _hidden(old, _replayed(old)[0])
+    before = _replayed(old)
+    hidden_before = _hidden(old, before[0])
     engine, face_down = _replayed(new, on_new=lambda event, expected, n: out.extend(
-        _engine_event(event, expected, {**base, "seq": n})) if n > len(old_events) else None)
+        _engine_event(event, expected, {**base, "seq": n})) if n > len(old_events) else None,
+        continuing=(old, before))
     hidden_now = _hidden(new, engine)
     dealt_now = set()
     for entry in out:
@@ -110,12 +112,23 @@ def _round_events(old: RoundRecord | None, new: RoundRecord, at: int) -> list[di
     return out
 
 
-def _replayed(rnd: RoundRecord, on_new: Any = None) -> tuple[RoundEngine, list[dict[str, Any]]]:
-    """The round's engine after its events, and its face-down cards (n, hand, card). ``on_new``
-    is called with each event, what the engine expected before it, and its count (1, 2 ...)."""
-    engine = _fresh(rnd)
-    face_down: list[dict[str, Any]] = []
-    for count, event in enumerate(rnd.events, start=1):
+Replayed = tuple[RoundEngine, list[dict[str, Any]]]
+"""A round's engine after its events, and its face-down cards (n, hand, card)."""
+
+
+def _replayed(rnd: RoundRecord, on_new: Any = None, *, continuing: tuple[RoundRecord, Replayed] | None = None
+              ) -> Replayed:
+    """The round's engine after its events, and its face-down cards. ``on_new`` is called with
+    each event, what the engine expected before it, and its count (1, 2 ...). ``continuing``: an
+    earlier image of the round and what its replay gave, taken over (and changed) when this image
+    only adds events to it: then only the added events are applied (a round of n events is
+    replayed once per change, not twice)."""
+    if continuing is not None and _continues(continuing[0], rnd):
+        earlier, (engine, face_down) = continuing
+        start = len(earlier.events)
+    else:
+        engine, face_down, start = _fresh(rnd), [], 0
+    for count, event in enumerate(rnd.events[start:], start=start + 1):
         expected = engine.expected
         if "card" in event and isinstance(expected, CardFor) and not expected.face_up:
             face_down.append({"n": int(event["n"]), "hand": expected.hand, "card": event["card"]})
@@ -123,6 +136,14 @@ def _replayed(rnd: RoundRecord, on_new: Any = None) -> tuple[RoundEngine, list[d
             on_new(event, expected, count)
         apply_event(engine, event)
     return engine, face_down
+
+
+def _continues(earlier: RoundRecord, later: RoundRecord) -> bool:
+    """Does ``later``'s engine start as ``earlier``'s did, its events those of ``earlier`` and more?"""
+    return (later.game == earlier.game and later.rules_id == earlier.rules_id and later.rules == earlier.rules
+            and later.engine_bets == earlier.engine_bets and later.round_in_shoe == earlier.round_in_shoe
+            and later.balances == earlier.balances and len(later.events) >= len(earlier.events)
+            and later.events[:len(earlier.events)] == earlier.events)
 
 
 def _engine_event(event: dict[str, Any], expected: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
