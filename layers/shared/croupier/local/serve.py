@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,10 @@ def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYE
     ]
 
 
+def _interrupted(*_: Any) -> None:
+    raise KeyboardInterrupt
+
+
 STOP_WITHIN_S = 10.0
 """How long the console waits, once told to stop, for its servers and functions to stop."""
 
@@ -156,17 +161,21 @@ def main(argv: list[str] | None = None) -> int:
     print("\nA whole round by hand: run these lines in order, in another shell in this folder, after the exports:")
     for line in walkthrough():
         print("  " + line)
-    print(f"\nThe table's devices: .venv/bin/croupier device --table TABLE shuffle | burn | scan CARD... | fail | cut\n"
-          f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
-          "croupier.dealer-console.TABLE)\n"
-          "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
-          f"A screen of the table, as alice: .venv/bin/python -m websockets \"{stack.screens.url}/?token=$ALICE\" "
-          "(then type the subscribe message above)\n"
-          "Press Ctrl-C to stop.", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # SIGTERM stops the console as Ctrl-C does, from before it says so: the handler raises
+    # KeyboardInterrupt in the main thread and takes no lock (one that set an Event could wait for
+    # ever on the Event's own lock, were the signal to land while the main thread held it)
+    signal.signal(signal.SIGTERM, _interrupted)
     with contextlib.suppress(KeyboardInterrupt):
-        stop.wait()
+        print("\nThe table's devices: .venv/bin/croupier device --table TABLE shuffle | burn | scan CARD... "
+              "| fail | cut\n"
+              f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
+              "croupier.dealer-console.TABLE)\n"
+              "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
+              f"A screen of the table, as alice: .venv/bin/python -m websockets \"{stack.screens.url}/?token=$ALICE\" "
+              "(then type the subscribe message above)\n"
+              "Press Ctrl-C to stop.", flush=True)
+        while True:  # until KeyboardInterrupt. In short sleeps: a signal the system hands to another
+            time.sleep(0.5)  # thread runs its handler when the main thread next wakes
     path.unlink(missing_ok=True)
     # Stopping is bounded: a server waiting for a request it is still serving (a workflow's task
     # in flight) is left to the process's exit, not waited for.
