@@ -118,6 +118,21 @@ def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYE
     ]
 
 
+def say_then_wait_for_stop(text: str) -> None:
+    """Print ``text`` (which tells how to stop), then wait for Ctrl-C or SIGTERM.
+
+    SIGTERM stops the console as Ctrl-C does, from before the text is printed (whoever read it may
+    signal at once). Its handler raises KeyboardInterrupt in the main thread and takes no lock: one
+    that set a ``threading.Event`` waited for ever on the Event's own lock when the signal landed
+    while the main thread held it, entering its wait. The main thread waits in short sleeps: a
+    signal the system hands to another thread runs its handler when the main thread next wakes."""
+    signal.signal(signal.SIGTERM, _interrupted)
+    with contextlib.suppress(KeyboardInterrupt):
+        print(text, flush=True)
+        while True:
+            time.sleep(0.5)
+
+
 def _interrupted(*_: Any) -> None:
     raise KeyboardInterrupt
 
@@ -161,21 +176,14 @@ def main(argv: list[str] | None = None) -> int:
     print("\nA whole round by hand: run these lines in order, in another shell in this folder, after the exports:")
     for line in walkthrough():
         print("  " + line)
-    # SIGTERM stops the console as Ctrl-C does, from before it says so: the handler raises
-    # KeyboardInterrupt in the main thread and takes no lock (one that set an Event could wait for
-    # ever on the Event's own lock, were the signal to land while the main thread held it)
-    signal.signal(signal.SIGTERM, _interrupted)
-    with contextlib.suppress(KeyboardInterrupt):
-        print("\nThe table's devices: .venv/bin/croupier device --table TABLE shuffle | burn | scan CARD... "
-              "| fail | cut\n"
-              f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
-              "croupier.dealer-console.TABLE)\n"
-              "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
-              f"A screen of the table, as alice: .venv/bin/python -m websockets \"{stack.screens.url}/?token=$ALICE\" "
-              "(then type the subscribe message above)\n"
-              "Press Ctrl-C to stop.", flush=True)
-        while True:  # until KeyboardInterrupt. In short sleeps: a signal the system hands to another
-            time.sleep(0.5)  # thread runs its handler when the main thread next wakes
+    say_then_wait_for_stop(
+        "\nThe table's devices: .venv/bin/croupier device --table TABLE shuffle | burn | scan CARD... | fail | cut\n"
+        f"  (events on the bus {state['event_bus']}, sources croupier.card-reader.TABLE and "
+        "croupier.dealer-console.TABLE)\n"
+        "A function on a sample event: .venv/bin/croupier invoke FUNCTION events/FILE.json [--round ROUND_ID]\n"
+        f"A screen of the table, as alice: .venv/bin/python -m websockets \"{stack.screens.url}/?token=$ALICE\" "
+        "(then type the subscribe message above)\n"
+        "Press Ctrl-C to stop.")
     path.unlink(missing_ok=True)
     # Stopping is bounded: a server waiting for a request it is still serving (a workflow's task
     # in flight) is left to the process's exit, not waited for.
