@@ -4,6 +4,7 @@ so that on a virtual clock it neither reads the machine's time nor waits for rea
 from __future__ import annotations
 
 import ast
+import random
 import threading
 import time
 from pathlib import Path
@@ -33,6 +34,55 @@ def test_no_module_of_the_application_but_the_clock_reads_the_machines_time() ->
                 offenders.append(f"{path.name}:{node.lineno} calls {node.value.id}.{node.attr}")
     # THEN none reads the machine's clock or sleeps on it but through the port
     assert offenders == []
+
+
+SHARED_RANDOM_USES = {"random", "uniform", "choice", "choices", "randint", "randrange", "sample", "shuffle",
+                      "getrandbits", "gauss", "seed", "betavariate", "expovariate", "triangular"}
+TENACITY_RANDOM_WAITS = {"wait_random", "wait_random_exponential", "wait_full_jitter", "wait_exponential_jitter"}
+
+
+def test_no_module_of_the_application_draws_from_the_random_modules_shared_generator() -> None:
+    # GIVEN every module of croupier.app; WHEN their code is read
+    offenders = []
+    for path, tree in parse_files(sorted(APP.rglob("*.py"))).items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "random":
+                offenders.append(f"{path.name}:{node.lineno} imports from random")
+            elif isinstance(node, ast.ImportFrom) and node.module == "tenacity":
+                offenders += [f"{path.name}:{node.lineno} imports tenacity's {a.name}" for a in node.names
+                              if a.name in TENACITY_RANDOM_WAITS]
+            elif (isinstance(node, ast.Attribute) and node.attr in SHARED_RANDOM_USES
+                  and isinstance(node.value, ast.Name) and node.value.id == "random"):
+                offenders.append(f"{path.name}:{node.lineno} calls random.{node.attr}")
+    # THEN randomness comes from a generator of its own (a virtual clock's from its seed): the shared
+    # one's state is whoever seeded it last, and a simulation must not depend on it
+    assert offenders == []
+
+
+def test_a_backoff_draws_its_jitter_from_the_clock_and_leaves_the_shared_generator_alone() -> None:
+    # GIVEN a write that loses its race five times, then wins
+    def run(on: clock.Clock) -> None:
+        outcomes = iter([True] * 5 + [False])
+
+        def attempt() -> str:
+            if next(outcomes):
+                raise store.Conflict("lost")
+            return "won"
+
+        with clock.using(on):
+            store.until_it_wins(attempt, lost=store.Conflict, attempts=10, busy=lambda: RuntimeError("busy"))
+
+    shared = random.getstate()
+    # WHEN it runs on virtual clocks of the same seed, of another, and on the machine's (sleeping for real)
+    first, again, other = (clock.VirtualClock(seed="1"), clock.VirtualClock(seed="1"), clock.VirtualClock(seed="2"))
+    for virtual in (first, again, other):
+        run(virtual)
+    run(clock.MachineClock())
+    # THEN the same seed slept the same waits, another seed others, each within its attempt's bound
+    assert first.slept == again.slept != other.slept
+    assert all(0 <= wait <= min(0.25, 0.01 * 2 ** n) for n, wait in enumerate(first.slept))
+    # AND the `random` module's shared generator was not drawn from, on either clock
+    assert random.getstate() == shared
 
 
 def test_a_virtual_clock_moves_only_when_told_and_a_sleep_moves_it_at_once() -> None:

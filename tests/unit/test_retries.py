@@ -15,7 +15,7 @@ from croupier.app import rounds, store
 from croupier.app.errors import StateConflict
 from croupier.app.records import LogEntry, Marker
 
-REAL_BACKOFF = store.BACKOFF
+REAL_BACKOFF = store.backoff
 
 
 class Waits:
@@ -32,7 +32,7 @@ class Waits:
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
     recorded = Waits()
-    monkeypatch.setattr(store, "BACKOFF", recorded)
+    monkeypatch.setattr(store, "backoff", recorded)
     return recorded
 
 

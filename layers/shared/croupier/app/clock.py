@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import random
 import time
 from datetime import datetime
 from typing import Protocol
@@ -30,9 +31,16 @@ class Clock(Protocol):
     def sleep(self, seconds: float) -> None:
         """Let ``seconds`` pass."""
 
+    def jitter(self, most: float) -> float:
+        """A wait drawn at random between 0 and ``most`` seconds (a backoff's jitter)."""
+
 
 class MachineClock:
-    """The machine's clock: what deploys."""
+    """The machine's clock: what deploys. Its jitter comes from a generator of its own, never
+    from the ``random`` module's shared one, whose state belongs to whoever seeded it."""
+
+    def __init__(self) -> None:
+        self._jitter = random.Random()
 
     def time(self) -> float:
         return time.time()
@@ -43,6 +51,9 @@ class MachineClock:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
+    def jitter(self, most: float) -> float:
+        return self._jitter.uniform(0.0, most)
+
 
 SIMULATION_EPOCH = 1_798_761_600.0
 """Where a virtual clock starts unless told: 2027-01-01 00:00 UTC."""
@@ -51,10 +62,11 @@ SIMULATION_EPOCH = 1_798_761_600.0
 class VirtualClock:
     """A clock that moves only when told to: :meth:`advance`, or a :meth:`sleep`, which moves it at
     once by the time slept (whoever sleeps in a simulation is the only one running). ``slept``
-    keeps every sleep, in order."""
+    keeps every sleep, in order. Its jitter is drawn from ``seed``: the same seed, the same waits."""
 
-    def __init__(self, start: float = SIMULATION_EPOCH) -> None:
+    def __init__(self, start: float = SIMULATION_EPOCH, seed: str = "") -> None:
         self._wall, self._elapsed = float(start), 0.0
+        self._jitter = random.Random(f"jitter:{seed}")
         self.slept: list[float] = []
 
     def time(self) -> float:
@@ -66,6 +78,9 @@ class VirtualClock:
     def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
         self.advance(seconds)
+
+    def jitter(self, most: float) -> float:
+        return self._jitter.uniform(0.0, most)
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:
@@ -102,6 +117,11 @@ def monotonic() -> float:
 
 def sleep(seconds: float) -> None:
     current().sleep(seconds)
+
+
+def jitter(most: float) -> float:
+    """A wait drawn at random between 0 and ``most`` seconds, from the clock in use."""
+    return current().jitter(most)
 
 
 def epoch_ms(text: str) -> int | None:

@@ -49,7 +49,7 @@ from decimal import Decimal
 from typing import Any, TypeVar, cast
 
 from botocore.exceptions import ClientError
-from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
 from . import aws, clock
 from .aws import boto3
@@ -120,17 +120,22 @@ class InsufficientFunds(Exception):
 
 
 T = TypeVar("T")
-BACKOFF = wait_random_exponential(multiplier=0.01, max=0.25)
-"""The wait before attempt n + 1 of a write that lost a race: a random time (full jitter) between 0
-and 10 ms * 2^(n-1), at most 250 ms, so that writers who collided do not collide again in step."""
+
+
+def backoff(state: RetryCallState) -> float:
+    """The wait before attempt n + 1 of a write that lost a race: a random time (full jitter) between 0
+    and 10 ms * 2^(n-1), at most 250 ms, so that writers who collided do not collide again in step.
+    Drawn by the clock in use (:func:`clock.jitter`): a simulation's from its seed, and never from
+    the ``random`` module's shared generator."""
+    return clock.jitter(min(0.25, 0.01 * 2 ** (state.attempt_number - 1)))
 
 
 def until_it_wins(attempt: Callable[[], T], *, lost: type[Exception], attempts: int,
                   busy: Callable[[], Exception]) -> T:
     """Run ``attempt`` (a fresh read, then a write conditioned on it) again while it raises
-    ``lost`` (the write lost a race), at most ``attempts`` times with :data:`BACKOFF` between;
+    ``lost`` (the write lost a race), at most ``attempts`` times with :func:`backoff` between;
     then raise ``busy()``. Any other exception (a domain error) ends it at once."""
-    retrying = Retrying(retry=retry_if_exception_type(lost), stop=stop_after_attempt(attempts), wait=BACKOFF,
+    retrying = Retrying(retry=retry_if_exception_type(lost), stop=stop_after_attempt(attempts), wait=backoff,
                         sleep=clock.sleep, reraise=False)
     try:
         return retrying(attempt)

@@ -138,7 +138,10 @@ class Screen:
         from websockets.sync.client import connect
 
         self._exit = contextlib.ExitStack()
-        self.connection = self._exit.enter_context(connect(f"{url}/?token={token}"))
+        # no pings of its own: a browser's WebSocket sends none (it answers the server's), and the
+        # library's keepalive would draw their payloads from the `random` module's shared generator
+        # in its own thread, under a test that seeded it
+        self.connection = self._exit.enter_context(connect(f"{url}/?token={token}", ping_interval=None))
         self.messages: list[dict[str, Any]] = []
         self.arrived: list[float] = []
         """When each message arrived (``time.time()``)."""

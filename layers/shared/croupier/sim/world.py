@@ -347,7 +347,7 @@ class World:
         """The reader's failed reads, drawn apart with what they send (their ids, their deliveries'
         faults): with none, a world plays as it did before they were simulated."""
         self.reader_ids = random.Random(f"{seed}:reader-ids")
-        self.clock = VirtualClock()
+        self.clock = VirtualClock(seed=f"{seed}:clock")
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
