@@ -4,6 +4,7 @@ memory, on a virtual clock, with faults drawn from one seed; the invariants chec
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 from croupier.app import settlement, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
-from croupier.sim.world import DEFAULT_RATES, FunctionDied, Plan, World
+from croupier.sim.memory import function_handler
+from croupier.sim.world import DEFAULT_RATES, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 
 AS_FOUND = {"failed-scan": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
@@ -30,8 +32,8 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     # GIVEN every fault at five times its usual chance (a fault in about one invocation in eight)
     rates = {kind: min(1.0, 5 * chance) for kind, chance in DEFAULT_RATES.items()}
     # WHEN two tables play 40 rounds
-    played = world("kept/2", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)  # "kept" resumed no round
-    # once the reader's failed reads were simulated: this seed's world pauses and resumes some
+    played = world("kept/4", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)  # "kept/2" resumed no round
+    # once invocations ran at once: this seed's world pauses and resumes one
     # THEN every round finished (those a lost answer opened too), every invariant held, and the
     # faults happened
     assert played.violations == [], [v.detail for v in played.violations]
@@ -42,7 +44,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                 "failed-scan"):
+                 "failed-scan", "interleave"):
         assert injected[kind] > 0, kind
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
 
@@ -144,6 +146,62 @@ def test_planted_settling_without_checking_the_bet_is_open_is_reported(monkeypat
     assert any(v.invariant == "closed-once" and "credited 2 times" in v.detail for v in played.violations)
 
 
+def test_planted_write_without_checking_its_version_is_reported_once_invocations_run_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a store that writes a round or a table over the version it read without checking that it
+    # is still that version: a lost update, which only two invocations at once can make
+    versioned_put = store.versioned_put
+
+    def unchecked(item: Any, version: int | None) -> dict[str, Any]:
+        op = versioned_put(item, version)
+        if version is not None:
+            del op["Put"]["ConditionExpression"], op["Put"]["ExpressionAttributeValues"]
+        return op
+
+    monkeypatch.setattr(store, "versioned_put", unchecked)
+    # WHEN a classic Blackjack world plays with its invocations paused now and then at a store call
+    # while the world goes on (two dealing invocations at once among them), and the same world with
+    # every invocation run alone
+    at_once = world("lost-update", rounds=20, game="blackjack")
+    alone = world("lost-update", {"interleave": 0.0}, rounds=20, game="blackjack")
+    # THEN the first reports a round whose cards were recorded twice; the second sees nothing wrong
+    assert at_once.faults.injected["interleave"] > 0
+    assert any(v.invariant == "hands" for v in at_once.violations), [v.detail for v in at_once.violations]
+    assert alone.violations == [] and alone.faults.injected["interleave"] == 0
+
+
+def test_a_paused_invocation_lets_the_world_go_on_but_a_stream_shard_waits_for_its_batch() -> None:
+    # GIVEN a world whose live function is handling a stream batch, with a poll of the stream and a
+    # player's step due within the pause
+    played = World("pause", Plan(), rounds=1, tables=1, players=1)
+    ran: list[str] = []
+    now = played.clock.monotonic()
+    played.stream_poller.running = True
+    played.at(now + 0.01, "stream polled", lambda: ran.append("stream"), played.stream_poller)
+    played.at(now + 0.02, "a player bets", lambda: ran.append("bet"))
+    played.at(now + INTERLEAVE_WITHIN + 1, "much later", lambda: ran.append("later"))
+    paused = Invocation("live", calls=3)
+    played.invocation = paused
+    # WHEN the live function pauses before its store call
+    played._interleave(paused, "Query", 1)
+    # THEN the player's step ran meanwhile, in the function's absence; the stream's next batch and
+    # what is due after the pause wait; the function goes on, its clock at the pause's end
+    assert ran == ["bet"]
+    assert sorted(step.what for step in played.steps) == ["much later", "stream polled"]
+    assert played.invocation is paused and played.paused is None
+    assert now + 0.02 <= played.clock.monotonic() <= now + INTERLEAVE_WITHIN
+    assert played.faults.injected["interleave"] == 1
+
+
+def test_a_function_has_a_second_environment_of_its_own() -> None:
+    # GIVEN the dealing function's handler in its first and second execution environments
+    first, second = (function_handler(World("envs").root, "dealing", environment=n) for n in (1, 2))
+    # THEN they are two loads of its module, each with its own logger and metrics
+    modules = [sys.modules[handler.__module__] for handler in (first, second)]
+    assert first is not second and modules[0] is not modules[1]
+    assert modules[0].logger is not modules[1].logger and modules[0].metrics is not modules[1].metrics
+
+
 def test_planted_refund_credited_without_its_ledger_entry_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     credit = settlement._credit
 
@@ -156,7 +214,9 @@ def test_planted_refund_credited_without_its_ledger_entry_is_reported(monkeypatc
         return None
 
     monkeypatch.setattr(settlement, "_credit", refund_without_ledger)
-    played = world("planted-2", {"void": 0.3})
+    # a world whose rounds are voided (by the supervisor, or paused too long by a stray card) and refunded
+    played = world("planted-2", {"void": 0.3, "stray-card": 0.2})
+    assert played.rounds_finished["voided"] >= 1
     assert any(v.invariant == "ledger" and "ledger entries add up to" in v.detail for v in played.violations)
 
 

@@ -39,7 +39,7 @@ class Job:
     seamless: int = 0
     """Of the tables, how many keep their money in the operator's seamless wallet."""
     spared_apart: frozenset[str] = frozenset()
-    """The faults drawn apart (the screens', the wallet's, the reader's) not applied, by label."""
+    """The faults drawn apart (the screens', the wallet's, the reader's, the pauses') not applied, by label."""
 
     def plan(self) -> Plan:
         return Plan(dict(self.rates), self.spared, self.spared_apart)

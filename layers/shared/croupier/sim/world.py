@@ -30,7 +30,9 @@ What runs the application's own code, and how:
 
 What a step is: one thing the world does (a player's request, a card scanned, a batch delivered, a
 timer of the workflow), each at its virtual time; the invariants (:mod:`croupier.sim.invariants`)
-are checked after every step.
+are checked after every step. Invocations run at once as on AWS: now and then one pauses before a
+store call while the steps due meanwhile run, their invocations in their functions' second
+environments (``interleave``, :meth:`World._interleave`).
 """
 
 from __future__ import annotations
@@ -115,18 +117,25 @@ WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", 
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again)."""
-FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS
+RACE_FAULTS = ("interleave",)
+"""Invocations at once: one pauses at one of its store calls while the world goes on (players'
+requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
+where it paused, as invocations run at once on AWS, each in its own environment."""
+FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS + RACE_FAULTS
+INTERLEAVE_WITHIN = 0.5
+"""The longest pause of an invocation at a store call (a slow call, a busy environment), in seconds;
+each pause is drawn up to it."""
 
 DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
-    "wallet-outage": 0.002,
+    "wallet-outage": 0.002, "interleave": 0.005,
 }
 """The fault mix of ``croupier chaos`` unless told otherwise: chances per invocation (function
 faults), per event sent (deliveries), per bet request (players), per round (stray card, void)
-and per call to an operator's wallet."""
+per call to an operator's wallet and per store call (interleave)."""
 
 
 class FunctionDied(BaseException):
@@ -168,7 +177,7 @@ class Invocation:
     calls: int = 0
 
 
-APART = {"screens": "s", "wallet": "w", "reader": "r"}
+APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -308,6 +317,8 @@ class _Step:
     seq: int
     what: str = field(compare=False)
     act: Callable[[], None] = field(compare=False)
+    poller: _Poller | None = field(default=None, compare=False)
+    """The poller whose poll this step is, if it is one."""
 
 
 @dataclass
@@ -347,6 +358,12 @@ class World:
         """The reader's failed reads, drawn apart with what they send (their ids, their deliveries'
         faults): with none, a world plays as it did before they were simulated."""
         self.reader_ids = random.Random(f"{seed}:reader-ids")
+        self.interleavings = self._apart("interleave", f"{seed}:interleavings")
+        """Where an invocation pauses for the world's next step, drawn apart: with none, a world plays
+        as it did before invocations ran at once."""
+        self.paused: Invocation | None = None
+        """The invocation paused while a step runs (one at a time)."""
+        self.interleaved_error: Exception | None = None
         self.clock = VirtualClock(seed=f"{seed}:clock")
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
@@ -382,6 +399,8 @@ class World:
         """Each scan, and the round whose hand its card was dealt to (None: none)."""
         self.resumed = 0
         self.handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
+        self.second_handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
+        """Each function's second execution environment: what runs while the first is paused."""
         self.workflows: Workflows = Workflows(
             (self.root / "statemachine" / "round.asl.json").read_text(encoding="utf-8"), self._task, self.clock,
             {"RoundFunctionArn": "round", "SettlementFunctionArn": "settlement"})
@@ -393,7 +412,7 @@ class World:
         self.dealing_poller = _Poller(self, "dealing queue polled", self._poll)
         self._deleted: set[str] = set()
         self.live, self.push_queue, self._push_batch = self._screens_pipeline()
-        self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll)
+        self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll, concurrent=False)
         self.push_poller = _Poller(self, "push queue polled", self._push_poll)
         self.outbox, self._outbox_batch = self._outbox_queue()
         self.outbox_poller = _Poller(self, "wallet-call queue polled", self._outbox_poll)
@@ -485,6 +504,7 @@ class World:
             self.dynamo.create_table(**{k: v for k, v in spec.items() if k != "logical"})
         for name in ("round", "settlement", "dealing", "live", "push", "outbox"):
             self.handlers[name] = function_handler(self.root, name)
+            self.second_handlers[name] = function_handler(self.root, name, environment=2)
         operators.put(self.operator.configuration())
 
     # --- invocations ---------------------------------------------------------------------------
@@ -495,6 +515,10 @@ class World:
             return
         if when == "before":
             invocation.calls += 1
+            pause = None if self.paused is not None else self.interleavings.roll(
+                "interleave", f"{invocation.function} call #{invocation.calls}")
+            if pause is not None:
+                self._interleave(invocation, operation, pause)
             if invocation.storm is not None and invocation.storm.random() < 0.7:
                 raise Refused("The level of configured provisioned throughput for the table was exceeded "
                               "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
@@ -502,6 +526,45 @@ class World:
             self.faults.happened("timeout" if invocation.timeout else f"die-{when}-call")
             self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
             raise FunctionDied(f"{invocation.function} died {when} {operation}")
+
+    def _interleave(self, invocation: Invocation, operation: str, pause: int) -> None:
+        """Pause ``invocation`` before its store call for a time up to :data:`INTERLEAVE_WITHIN`
+        (drawn from the pause's number: sparing another pause changes none), while the world goes
+        on: every step due meanwhile runs, in order, its invocations in their functions' second
+        environments; then the invocation goes on from where it paused. A poll of a stream shard
+        whose batch is in flight waits for the pause to end (Lambda reads a shard one batch at a
+        time); a poll of a queue does not (a standard queue's batches run at once, and a FIFO queue
+        holds a group back while one is in flight). The workflow's own timers and the executions
+        they wake wait for it too."""
+        until = self.clock.monotonic() + random.Random(f"{self.seed}:pause:{pause}").uniform(0.0, INTERLEAVE_WITHIN)
+        self.interleavings.happened("interleave")
+        self.note(f"  {invocation.function} pauses before its store call #{invocation.calls} ({operation})")
+        self.paused, self.invocation = invocation, None
+        held: list[_Step] = []
+        try:
+            while self.steps and self.steps[0].at <= until:
+                step = heapq.heappop(self.steps)
+                if step.poller is not None and step.poller.running and not step.poller.concurrent:
+                    held.append(step)
+                    continue
+                if step.at > self.clock.monotonic():
+                    self.clock.advance(step.at - self.clock.monotonic())
+                self.note(f"  meanwhile: {step.what}")
+                step.act()
+                self.steps_run += 1
+        except Exception as exc:  # the world's own failure: not the paused function's to see
+            self.interleaved_error = self.interleaved_error or exc
+        finally:
+            self.paused, self.invocation = None, invocation
+            for step in held:
+                heapq.heappush(self.steps, step)
+        if until > self.clock.monotonic():
+            self.clock.advance(until - self.clock.monotonic())
+        self.note(f"  {invocation.function} goes on")
+
+    def handler(self, function: str) -> Callable[[dict[str, Any], Any], Any]:
+        """``function``'s Lambda handler, in its second environment while another invocation is paused."""
+        return (self.handlers if self.paused is None else self.second_handlers)[function]
 
     def invoke(self, function: str, run: Callable[[], Any], faults: Faults | None = None) -> Any:
         """Run one invocation of ``function`` (``run``: its handler called, or the service its
@@ -546,7 +609,7 @@ class World:
         return result
 
     def _task(self, function: str, payload: dict[str, Any]) -> Any:
-        handler = self.handlers[function]
+        handler = self.handler(function)
         self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
         try:
             return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), Context(function)))
@@ -563,13 +626,14 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, then ``w``, then ``r`` and their numbers)."""
-        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults) for d in faults.labelled()]
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, then ``i`` and their numbers)."""
+        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings)
+                for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
-    def at(self, when: float, what: str, act: Callable[[], None]) -> None:
-        heapq.heappush(self.steps, _Step(when, next(self.step_seq), what, act))
+    def at(self, when: float, what: str, act: Callable[[], None], poller: _Poller | None = None) -> None:
+        heapq.heappush(self.steps, _Step(when, next(self.step_seq), what, act, poller))
 
     def note(self, line: str) -> None:
         self.trace.append(f"{self.clock.monotonic():9.2f} {line}")
@@ -598,6 +662,8 @@ class World:
                     step.act()
                     self.workflows.run_ready()
                     what = step.what
+                if self.interleaved_error is not None:  # a step run while an invocation paused
+                    raise self.interleaved_error
                 self.steps_run += 1
                 self.invariants.after_step(what)
                 if self.clock.monotonic() > self.last_round_by + horizon:
@@ -1037,7 +1103,7 @@ class World:
             if message.id in self._deleted:
                 self.faults.happened("duplicate-delivery")
         event = sqs_event(batch, "table-events")
-        handler = self.handlers["dealing"]
+        handler = self.handler("dealing")
         try:
             answer = self.invoke("dealing", lambda: handler(event, Context("dealing")))
         except Failure as failure:
@@ -1068,7 +1134,7 @@ class World:
             self.stream_poller.schedule(self.clock.monotonic() + STREAM_PACE)
 
     def _live(self, event: dict[str, Any]) -> Any:
-        handler = self.handlers["live"]
+        handler = self.handler("live")
         return self.invoke("live", lambda: handler(event, Context("live")), self.screen_faults)
 
     def _live_gave_up(self, batch: dict[str, Any]) -> None:
@@ -1093,7 +1159,7 @@ class World:
         batch = queue.receive(most)
         if not batch:
             return batch
-        event, handler = sqs_event(batch, queue_name), self.handlers[function]
+        event, handler = sqs_event(batch, queue_name), self.handler(function)
         try:
             answer = self.invoke(function, lambda: handler(event, Context(function)), faults)
         except Failure as failure:
@@ -1156,7 +1222,7 @@ class World:
     def _sweep(self) -> None:
         """The outbox's schedule: every minute, the sweeper queues the calls overdue (a message lost,
         a request that died with its debit), while the world has rounds or calls left."""
-        handler, event = self.handlers["outbox"], scheduled_event("sim-croupier-outbox-sweep", self.clock.time())
+        handler, event = self.handler("outbox"), scheduled_event("sim-croupier-outbox-sweep", self.clock.time())
         try:
             self.invoke("outbox", lambda: handler(event, Context("outbox")), self.wallet_faults)
         except Failure as failure:  # the schedule's invocation is asynchronous: the next minute's sweeps
@@ -1174,18 +1240,26 @@ class _Poller:
     world: World
     what: str
     poll: Callable[[], None]
+    concurrent: bool = True
+    """Whether Lambda runs another batch of its source while one is in flight (a queue's), or not
+    (a stream shard's)."""
     pending: float | None = None
+    running: bool = False
 
     def schedule(self, when: float) -> None:
         if self.pending is None or when < self.pending:
             self.pending = when
-            self.world.at(when, self.what, lambda: self._run(when))
+            self.world.at(when, self.what, lambda: self._run(when), self)
 
     def _run(self, when: float) -> None:
         if self.pending != when:
             return  # a sooner poll took over
         self.pending = None
-        self.poll()
+        running, self.running = self.running, True
+        try:
+            self.poll()
+        finally:
+            self.running = running
 
 
 def scheduled_event(rule: str, at: float) -> dict[str, Any]:
