@@ -32,7 +32,7 @@ def handle(record: SQSRecord) -> str:
         alerts.count("WalletOutboxInvalid")
         logger.warning("outbox message refused", extra={"refusal": str(exc), "message_id": record.message_id})
         return "refused"
-    outcome = seamless.deliver(message.transaction_id)
+    outcome = seamless.deliver(message.transaction_id, message.attempt)
     logger.info("wallet call", extra={"transaction_id": message.transaction_id, "outcome": outcome})
     return outcome
 

@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from aws_lambda_powertools import Logger
 from botocore.exceptions import BotoCoreError, ClientError
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ..wallet_contract import canonical, signed_headers, transaction_id
 from . import alerts, aws, clock, operators, store
@@ -256,7 +256,7 @@ def accepted(transactions: Sequence[str]) -> list[dict[str, Any]]:
 def void(transactions: Sequence[str]) -> None:
     """Cancel debits that did not become part of a bet (each still ``sending``): their cancels go
     to the outbox, and are sent until acknowledged. One accepted meanwhile is left as it is."""
-    cancels = []
+    cancels: list[tuple[str, int]] = []
     for txid in transactions:
         item = store.load_call(txid)
         if item is None or item["status"] != "sending":
@@ -271,7 +271,7 @@ def void(transactions: Sequence[str]) -> None:
                                                         store.now_ms()))])
         except store.Conflict:
             continue  # accepted or voided by someone else meanwhile
-        cancels.append(cancel_id)
+        cancels.append((cancel_id, 0))
     enqueue(cancels)
 
 
@@ -299,24 +299,29 @@ def credit_call(bet: BetRecord, kind: str, credit: int, result: dict[str, Any]) 
 
 
 class OutboxMessage(BaseModel):
-    """One message of the outbox queue: the call to send (its state is in the wallet table)."""
+    """One message of the outbox queue: the call to send (its state is in the wallet table) and the
+    attempt it was queued for (its attempts made by then; none in a message queued before messages
+    said so)."""
     model_config = ConfigDict(extra="forbid")
     transaction_id: Annotated[str, StringConstraints(pattern=r"^cr-[0-9a-f]{32}$")]
+    attempt: Annotated[int, Field(ge=0)] | None = None
 
 
 def _sqs() -> Any:
     return _clients.made("sqs", lambda: boto3.client("sqs"))
 
 
-def enqueue(transactions: Sequence[str], delay_s: int = 0) -> None:
-    """Hand calls to the outbox's queue. Best effort after the write: a call not queued (the queue
-    unreachable, the process gone) is found by the sweeper, since it is due in the wallet table."""
+def enqueue(calls: Sequence[tuple[str, int]], delay_s: int = 0) -> None:
+    """Hand calls to the outbox's queue, each as ``(transaction id, attempt)``: the attempts it had
+    made when it was queued (:func:`deliver` sends it only if it has made no more since). Best effort
+    after the write: a call not queued (the queue unreachable, the process gone) is found by the
+    sweeper, since it is due in the wallet table."""
     url = settings().wallet_calls_queue_url
-    if not url or not transactions:
+    if not url or not calls:
         return
-    for start in range(0, len(transactions), 10):
-        entries = [{"Id": str(i), "MessageBody": json.dumps({"transaction_id": t}), "DelaySeconds": min(delay_s, 900)}
-                   for i, t in enumerate(transactions[start:start + 10])]
+    for start in range(0, len(calls), 10):
+        entries = [{"Id": str(i), "MessageBody": json.dumps({"transaction_id": t, "attempt": attempt}),
+                    "DelaySeconds": min(delay_s, 900)} for i, (t, attempt) in enumerate(calls[start:start + 10])]
         try:
             _sqs().send_message_batch(QueueUrl=url, Entries=entries)
         except (BotoCoreError, ClientError) as exc:
@@ -332,10 +337,13 @@ def backoff_ms(attempts: int, txid: str) -> int:
     return int(ceiling * random.Random(f"{txid}:{attempts}").uniform(0.5, 1.0))
 
 
-def deliver(txid: str) -> str:
+def deliver(txid: str, attempt: int | None = None) -> str:
     """Send one outbox call (a credit or a cancel) once more, or cancel a debit that died with its
-    request. What became of it: ``acknowledged``, ``refused``, ``retry``, ``voided``, or the state
-    it was already in."""
+    request. What became of it: ``acknowledged``, ``refused``, ``retry``, ``voided``, the state it
+    was already in, or ``superseded``: the message was queued for ``attempt``, and the call has made
+    that attempt since (another message of it, queued again, woken or swept, made it, and the
+    call goes on with that one's: each failed attempt queues one message, so copies of a call do
+    not multiply)."""
     item = store.load_call(txid)
     if item is None:
         return "missing"
@@ -346,6 +354,9 @@ def deliver(txid: str) -> str:
         return "voided"
     if item["status"] != "pending":
         return str(item["status"])
+    made = int(item.get("attempts", 0))
+    if attempt is not None and attempt != made:
+        return "superseded"
     outcome = send(operators.load(item["operator"]), item["call"], item["request"])
     alerts.count("WalletCalls")
     try:
@@ -359,21 +370,31 @@ def deliver(txid: str) -> str:
             store.call_attempted(item, outcome.record(), final="refused")
             _refused(item, outcome)
             return "refused"
-        wait = backoff_ms(int(item.get("attempts", 0)) + 1, txid)
+        wait = backoff_ms(made + 1, txid)
         store.call_attempted(item, outcome.record(), next_at=store.now_ms() + wait)
     except store.Conflict:
-        return "raced"  # a duplicate delivery recorded it first
+        return "raced"  # a duplicate delivery recorded this attempt first, and queued the next
     alerts.count("WalletCallsUnanswered")
-    enqueue([txid], delay_s=max(1, wait // 1000))
+    enqueue([(txid, made + 1)], delay_s=max(1, wait // 1000))
     return "retry"
 
 
 def _wake(operator: str, answered: str) -> None:
     """A call that had failed got through: the operator's wallet is back. Its other calls waiting
-    out their backoff are sent now, not when each one's wait ends (up to the cap, 30 s)."""
-    waiting = [c["transaction_id"] for c in store.due_calls(store.now_ms() + settings().wallet_retry_cap_ms, 500)
-               if c["operator"] == operator and c["status"] == "pending" and c["transaction_id"] != answered]
-    enqueue(waiting)
+    out their backoff are sent now, not when each one's wait ends (up to the cap, 30 s). Each is
+    woken once (made due now, on the condition that it still waits): the next call to get through
+    finds it due already, and does not queue it again."""
+    now = store.now_ms()
+    waiting = [c for c in store.due_calls(now + settings().wallet_retry_cap_ms, 500)
+               if c["operator"] == operator and c["status"] == "pending" and c["transaction_id"] != answered
+               and int(c["next_at"]) > now]
+    enqueue([_queued(c) for c in waiting if store.call_woken(c)])
+
+
+def _queued(call: dict[str, Any]) -> tuple[str, int]:
+    """A call as the due index shows it, to queue: its id and the attempts it has made (the index
+    may lag: a message queued for fewer is superseded, and the call goes on with its own)."""
+    return call["transaction_id"], int(call.get("attempts", 0))
 
 
 def _refused(item: dict[str, Any], outcome: Outcome) -> None:
@@ -389,7 +410,7 @@ def sweep(limit: int = 200) -> int:
     """Queue every call overdue in the wallet table (its message lost, its process gone, a debit
     left ``sending``): the outbox survives restarts because it is the table, not the queue."""
     due = store.due_calls(store.now_ms() - settings().wallet_sweep_slack_ms, limit)
-    enqueue([c["transaction_id"] for c in due])
+    enqueue([_queued(c) for c in due])
     return len(due)
 
 

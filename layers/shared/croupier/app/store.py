@@ -795,9 +795,10 @@ def call_settled(transaction: str, from_status: str, to_status: str, fields: dic
 def call_attempted(item: dict[str, Any], attempt: dict[str, Any], *, final: str | None = None,
                    next_at: int | None = None) -> None:
     """Record one attempt of a call (its answer), and either its final state or when it is due
-    again. Conditioned on the state it was read in: a duplicate delivery that finished the call
-    first is not undone."""
-    values: dict[str, Any] = {":from": item["status"], ":one": 1, ":last": attempt, ":at": now_ms()}
+    again. Conditioned on the state and the attempts it was read with: a duplicate delivery that
+    finished the call first is not undone, nor is an attempt a duplicate recorded first counted twice."""
+    values: dict[str, Any] = {":from": item["status"], ":one": 1, ":last": attempt, ":at": now_ms(),
+                              ":made": int(item.get("attempts", 0))}
     sets = ["attempts = attempts + :one", "#l = :last", "updated_at = :at"]
     if len(item.get("history") or []) < CALL_HISTORY:
         sets.append("history = list_append(history, :h)")
@@ -813,13 +814,31 @@ def call_attempted(item: dict[str, Any], attempt: dict[str, Any], *, final: str 
     try:
         wallet_table().update_item(Key=call_key(item["transaction_id"]),
                                    UpdateExpression=f"SET {', '.join(sets)}{remove}",
-                                   ConditionExpression="#s = :from",
+                                   ConditionExpression="#s = :from AND attempts = :made",
                                    ExpressionAttributeNames={"#s": "status", "#l": "last"},
                                    ExpressionAttributeValues=values)
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
             raise Conflict(f"wallet call {item['transaction_id']} moved on meanwhile") from exc
         raise
+
+
+def call_woken(call: dict[str, Any]) -> bool:
+    """Make a call that waits out its backoff due now (its operator's wallet is back), once: only if
+    it is still pending, with the attempts and the time it was read with (the due index may lag).
+    False if it moved on meanwhile: an attempt made, or another wake first."""
+    try:
+        wallet_table().update_item(Key=call_key(call["transaction_id"]), UpdateExpression="SET next_at = :now",
+                                   ConditionExpression="#s = :pending AND attempts = :made AND next_at = :was",
+                                   ExpressionAttributeNames={"#s": "status"},
+                                   ExpressionAttributeValues={":now": now_ms(), ":pending": "pending",
+                                                              ":made": int(call.get("attempts", 0)),
+                                                              ":was": int(call["next_at"])})
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def due_calls(until: int, limit: int = 200) -> list[dict[str, Any]]:

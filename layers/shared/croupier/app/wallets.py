@@ -147,7 +147,7 @@ class Seamless(Wallet):
     def credit(self, player: str, batch: Sequence[Finishing], closes: Sequence[dict[str, Any]]) -> None:
         calls = [seamless.credit_call(bet, kind, credit, result) for bet, kind, credit, result in batch]
         store.write([*closes, *(op for _, op in calls)])
-        seamless.enqueue([txid for txid, _ in calls])
+        seamless.enqueue([(txid, 0) for txid, _ in calls])
 
 
 def of(item: TableRecord | RoundRecord) -> Wallet:
