@@ -168,9 +168,11 @@ class ScreensServer:
         from websockets.sync.server import serve
 
         # API Gateway takes a WebSocket message of up to 128 KB (frames of 32 KB): a larger one closes
-        # the connection (1009), as here
+        # the connection (1009), as here. It sends no pings of its own (a connection idle for 10
+        # minutes is closed), so neither does this server: its keepalive would also draw from the
+        # `random` module's shared generator, in its threads, under a test that seeded it
         server = serve(self._connection, "127.0.0.1", self.port, process_request=self._handshake,
-                       max_size=MAX_MESSAGE)
+                       max_size=MAX_MESSAGE, ping_interval=None)
         threading.Thread(target=server.serve_forever, name="croupier-local-screens", daemon=True).start()
         manage = ThreadingHTTPServer(("127.0.0.1", self.manage_port), _management_handler(self))
         manage.daemon_threads = True
