@@ -16,6 +16,7 @@ from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
+from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
@@ -137,9 +138,9 @@ def test_planted_settling_without_checking_the_bet_is_open_is_reported(monkeypat
     def fresh_ids(player: str, legs: Sequence[tuple[str, int, dict[str, Any]]], **kwargs: Any) -> Any:
         return move_money(player, [(f"{op}:{uuid.uuid4().hex[:8]}", amount, d) for op, amount, d in legs], **kwargs)
 
-    monkeypatch.setattr(settlement, "_open_bets", every_bet)
-    monkeypatch.setattr(store, "close_bet", unconditional)
-    monkeypatch.setattr(store, "move_money", fresh_ids)
+    in_this_thread(monkeypatch).setattr(settlement, "_open_bets", every_bet)
+    in_this_thread(monkeypatch).setattr(store, "close_bet", unconditional)
+    in_this_thread(monkeypatch).setattr(store, "move_money", fresh_ids)
     # WHEN a world plays, its settlement tasks retried after deaths and lost answers
     played = world("planted-1", {"die-after-call": 0.1, "lost-answer": 0.05})
     # THEN a bet credited twice is reported
@@ -158,7 +159,7 @@ def test_planted_write_without_checking_its_version_is_reported_once_invocations
             del op["Put"]["ConditionExpression"], op["Put"]["ExpressionAttributeValues"]
         return op
 
-    monkeypatch.setattr(store, "versioned_put", unchecked)
+    in_this_thread(monkeypatch).setattr(store, "versioned_put", unchecked)
     # WHEN a classic Blackjack world plays with its invocations paused now and then at a store call
     # while the world goes on (two dealing invocations at once among them), and the same world with
     # every invocation run alone
@@ -213,7 +214,7 @@ def test_planted_refund_credited_without_its_ledger_entry_is_reported(monkeypatc
         store.write([store.close_bet(item, kind, result) for item, kind, _, result in batch])
         return None
 
-    monkeypatch.setattr(settlement, "_credit", refund_without_ledger)
+    in_this_thread(monkeypatch).setattr(settlement, "_credit", refund_without_ledger)
     # a world whose rounds are voided (by the supervisor, or paused too long by a stray card) and refunded
     played = world("planted-2", {"void": 0.3, "stray-card": 0.2})
     assert played.rounds_finished["voided"] >= 1
@@ -228,7 +229,7 @@ def test_planted_payout_one_unit_too_high_is_reported(monkeypatch: pytest.Monkey
         return finish([(bet, kind, credit + more, {**result, "paid": int(result["paid"]) + more})
                        for (bet, kind, credit, result), more in zip(work, extra, strict=True)])
 
-    monkeypatch.setattr(settlement, "_finish_bets", generous)
+    in_this_thread(monkeypatch).setattr(settlement, "_finish_bets", generous)
     played = world("planted-3")
     assert any(v.invariant == "settlement" and "the cards dealt pay" in v.detail for v in played.violations)
 
@@ -248,7 +249,7 @@ def test_planted_hole_card_in_a_players_view_is_reported(monkeypatch: pytest.Mon
         def __getattr__(self, name: str) -> Any:
             return getattr(self.engine, name)
 
-    monkeypatch.setattr(queries, "rebuild", lambda item, bets=None: Leaky(rebuild(item, bets)))
+    in_this_thread(monkeypatch).setattr(queries, "rebuild", lambda item, bets=None: Leaky(rebuild(item, bets)))
     played = world("planted-4", rounds=6, game="deluxe-blackjack")
     assert any(v.invariant == "hidden" and "shows the dealer's cards" in v.detail for v in played.violations)
 
@@ -262,7 +263,7 @@ def test_planted_hole_card_in_a_log_line_is_reported(monkeypatch: pytest.MonkeyP
         # the dealing function's log line ("table event") names the card it recorded, face down or not
         return {**record(kind, detail, once, **kwargs), "card": detail.get("card")}
 
-    monkeypatch.setattr(dealing, "record", chatty)
+    in_this_thread(monkeypatch).setattr(dealing, "record", chatty)
     played = world("planted-5", rounds=6, game="deluxe-blackjack")
     leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
     assert leaks and "was face down in round" in leaks[0] and '"message": "table event"' in leaks[0], leaks
@@ -284,7 +285,7 @@ def test_planted_pok_deng_card_in_an_error_answered_while_betting_is_reported(mo
             raise StateConflict(f"the cards are coming: {', '.join(cards)}", reason="dealing")
         return answer
 
-    monkeypatch.setattr(bets, "place_bets", telling)
+    in_this_thread(monkeypatch).setattr(bets, "place_bets", telling)
     played = world("planted-6", rounds=6, game="pok-deng")
     leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
     assert leaks and "StateConflict: the cards are coming" in leaks[0], leaks
@@ -295,7 +296,7 @@ def test_planted_face_down_card_in_the_supervisors_log_is_reported(monkeypatch: 
 
     # the device log's entries as the staff read them (and as the live function pushes them to
     # the supervisor's screen) show every card, face down or not
-    monkeypatch.setattr(visibility, "log_card", lambda entry, lookup, current_round: entry.card)
+    in_this_thread(monkeypatch).setattr(visibility, "log_card", lambda entry, lookup, current_round: entry.card)
     played = world("planted-7", rounds=6, game="pok-deng")
     leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
     assert leaks and "supervisor-sim-" in leaks[0] and "'s screen was posted" in leaks[0], leaks
@@ -318,7 +319,7 @@ def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_s
             raise FunctionDied("the function died before StartExecution")
         return start(round_id, *args)
 
-    monkeypatch.setattr(workflow, "start_round", dies_once)
+    in_this_thread(monkeypatch).setattr(workflow, "start_round", dies_once)
     # WHEN the dealer presses "open round" again, as a console shows the failure
     played = world("open-died", {kind: 0.0 for kind in DEFAULT_RATES}, rounds=3)
     # THEN that round got its workflow from the second press, and was settled like the others

@@ -14,6 +14,7 @@ from croupier.app import seamless, wallets
 from croupier.sim.chaos import Job, Outcome, report, spareable
 from croupier.sim.operator import WALLET_FAULTS
 from croupier.sim.world import DEFAULT_RATES, Plan, World
+from tests.support.patching import in_this_thread
 
 WALLET_STORM = {"wallet-no-answer": 0.1, "wallet-lost-answer": 0.1, "wallet-error": 0.1, "wallet-duplicate": 0.1,
                 "wallet-outage": 0.05}
@@ -136,7 +137,7 @@ def test_planted_unanswered_credit_taken_for_acknowledged_is_reported(monkeypatc
             return seamless.Outcome("ok", 200, "ok", "acknowledged", outcome.ms, {"status": "ok"})
         return outcome
 
-    monkeypatch.setattr(seamless, "send", optimistic)
+    in_this_thread(monkeypatch).setattr(seamless, "send", optimistic)
     # WHEN a world plays on a wallet that often does not answer
     played = world("planted-wallet-1", {"wallet-no-answer": 0.2})
     # THEN a credit Croupier says the operator acknowledged, that the operator never applied, is reported
@@ -146,7 +147,7 @@ def test_planted_unanswered_credit_taken_for_acknowledged_is_reported(monkeypatc
 
 def test_planted_debit_never_cancelled_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN debits that are never cancelled once their answer was lost (the bet was refused)
-    monkeypatch.setattr(seamless, "void", lambda transactions: None)
+    in_this_thread(monkeypatch).setattr(seamless, "void", lambda transactions: None)
     played = world("planted-wallet-2", {"wallet-lost-answer": 0.2}, rounds=12)
     # THEN the stake the operator took for a bet that was never placed is reported
     assert any(v.invariant == "liveness" and "were never answered" in v.detail for v in played.violations), \
@@ -165,7 +166,7 @@ def test_planted_lost_bet_closed_without_its_credit_of_zero_is_reported(monkeypa
         else:
             wallets.store.write(list(closes))
 
-    monkeypatch.setattr(wallets.Seamless, "credit", skipping_zero)
+    in_this_thread(monkeypatch).setattr(wallets.Seamless, "credit", skipping_zero)
     played = world("planted-wallet-3", rounds=8)
     # THEN the operator, who holds the stake, is never told the bet was lost: reported
     assert any(v.invariant == "money" and "with credit calls [] (must be settle only)" in v.detail

@@ -14,6 +14,7 @@ from tenacity import RetryCallState
 from croupier.app import rounds, store
 from croupier.app.errors import StateConflict
 from croupier.app.records import LogEntry, Marker
+from tests.support.patching import in_this_thread
 
 REAL_BACKOFF = store.backoff
 
@@ -32,7 +33,7 @@ class Waits:
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
     recorded = Waits()
-    monkeypatch.setattr(store, "backoff", recorded)
+    in_this_thread(monkeypatch).setattr(store, "backoff", recorded)
     return recorded
 
 
@@ -128,10 +129,11 @@ class Wallets:
 def wallets(monkeypatch: pytest.MonkeyPatch) -> Any:
     def install(states: list[dict[str, Any] | None], outcomes: list[Exception | None]) -> Wallets:
         fake = Wallets(states, outcomes)
-        monkeypatch.setattr(store, "settings", lambda: SimpleNamespace(wallet_table="wallets", game_table="game"))
-        monkeypatch.setattr(store, "wallet_table", lambda: "wallets")
-        monkeypatch.setattr(store, "get", fake.get)
-        monkeypatch.setattr(store, "client", lambda: fake)
+        patch = in_this_thread(monkeypatch)  # a local stack's threads, if any, keep the store's own
+        patch.setattr(store, "settings", lambda: SimpleNamespace(wallet_table="wallets", game_table="game"))
+        patch.setattr(store, "wallet_table", lambda: "wallets")
+        patch.setattr(store, "get", fake.get)
+        patch.setattr(store, "client", lambda: fake)
         return fake
     return install
 
@@ -215,10 +217,11 @@ def device_log(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
             log["count"][0] += 1  # another event of the table took that position first
             raise store.Conflict("changed meanwhile")
 
-    monkeypatch.setattr(store, "settings", lambda: SimpleNamespace(game_table="game"))
-    monkeypatch.setattr(store, "log_head", lambda table_id: {"count": log["count"][0]} if log["count"][0] else {})
-    monkeypatch.setattr(store, "once_marker", lambda table_id, key: log["marker"])
-    monkeypatch.setattr(store, "write", write)
+    patch = in_this_thread(monkeypatch)  # a local stack's threads, if any, keep the store's own
+    patch.setattr(store, "settings", lambda: SimpleNamespace(game_table="game"))
+    patch.setattr(store, "log_head", lambda table_id: {"count": log["count"][0]} if log["count"][0] else {})
+    patch.setattr(store, "once_marker", lambda table_id, key: log["marker"])
+    patch.setattr(store, "write", write)
     return log
 
 
