@@ -6,7 +6,7 @@ calls waiting out their backoff are woken) and when the sweeper finds it overdue
 which attempt it was queued for; one that comes after that attempt was made is dropped. Before,
 every message sent the call: a woken call had two messages in the queue, each of which, failing,
 queued itself again, so a flapping operator's calls multiplied with each wake. Found by the
-simulated world (a seamless world's outbox invoked 11,098 times for some 200 calls)."""
+simulated world (a seamless world sent its 150 calls 13,825 times)."""
 
 from __future__ import annotations
 
@@ -59,18 +59,20 @@ def outbox() -> Iterator[tuple[list[dict[str, Any]], Unanswered]]:
         yield queued, wallet
 
 
-def _pending_credit(txid: str) -> None:
+def _pending_credit(bet: str) -> str:
+    """A bet's credit recorded in the outbox, not sent yet: its transaction id."""
+    txid = seamless.transaction_id(f"bet:{bet}:settle")
     body = {"transaction_id": txid, "player": "ana", "amount": 500, "currency": "THB", "table_id": "t1",
-            "round_id": "r1", "bet_id": txid[-6:], "reason": "payout", "debits": []}
+            "round_id": "r1", "bet_id": bet, "reason": "payout", "debits": []}
     store.write([store.call_put(store.call_item(txid, "credit", OPERATOR.id, body, "pending", store.now_ms()))])
+    return txid
 
 
 def test_a_message_queued_for_an_attempt_already_made_sends_nothing(
         outbox: tuple[list[dict[str, Any]], Unanswered]) -> None:
     queued, wallet = outbox
-    txid = seamless.transaction_id("bet:b1:settle")
     # GIVEN a credit just made, its message queued for its first attempt
-    _pending_credit(txid)
+    txid = _pending_credit("b1")
     # WHEN that message comes, and the wallet does not answer
     assert seamless.deliver(txid, 0) == "retry"
     # THEN it was sent once, and queued again, for its second attempt, after its backoff
@@ -88,9 +90,8 @@ def test_a_message_queued_for_an_attempt_already_made_sends_nothing(
 
 def test_a_message_that_names_no_attempt_is_sent_as_before(outbox: tuple[list[dict[str, Any]], Unanswered]) -> None:
     queued, wallet = outbox
-    txid = seamless.transaction_id("bet:b2:settle")
     # GIVEN a credit with a message queued before messages named their attempt
-    _pending_credit(txid)
+    txid = _pending_credit("b2")
     # WHEN it comes twice: THEN each sends the call (nothing tells them apart)
     assert seamless.deliver(txid) == "retry" and seamless.deliver(txid) == "retry"
     assert wallet.sent == [txid, txid] and [m["attempt"] for m in queued] == [1, 2]
@@ -99,9 +100,8 @@ def test_a_message_that_names_no_attempt_is_sent_as_before(outbox: tuple[list[di
 def test_the_sweeper_queues_an_overdue_call_for_the_attempts_it_has_made(
         outbox: tuple[list[dict[str, Any]], Unanswered]) -> None:
     queued, wallet = outbox
-    txid = seamless.transaction_id("bet:b3:settle")
     # GIVEN a credit that failed once, and whose next message was lost
-    _pending_credit(txid)
+    txid = _pending_credit("b3")
     assert seamless.deliver(txid, 0) == "retry"
     queued.clear()
     # WHEN the sweeper runs after its backoff and slack
@@ -114,10 +114,9 @@ def test_the_sweeper_queues_an_overdue_call_for_the_attempts_it_has_made(
 
 def test_a_wallet_back_wakes_each_waiting_call_once(outbox: tuple[list[dict[str, Any]], Unanswered]) -> None:
     queued, wallet = outbox
-    first, second, third = (seamless.transaction_id(f"bet:b{n}:settle") for n in (4, 5, 6))
     # GIVEN three credits that each failed once, waiting out their backoff
+    first, second, third = (_pending_credit(f"b{n}") for n in (4, 5, 6))
     for txid in (first, second, third):
-        _pending_credit(txid)
         assert seamless.deliver(txid, 0) == "retry"
     queued.clear()
     # WHEN the wallet is back and the first one's next message gets through
