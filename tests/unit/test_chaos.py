@@ -197,7 +197,8 @@ def test_a_paused_invocation_lets_the_world_go_on_but_a_stream_shard_waits_for_i
 def test_a_function_has_a_second_environment_of_its_own() -> None:
     # GIVEN the dealing function's handler in its first and second execution environments
     first, second = (function_handler(World("envs").root, "dealing", environment=n) for n in (1, 2))
-    # THEN they are two loads of its module, each with its own logger and metrics
+    # THEN they are two loads of its module, each with its own logger (and its own Metrics object,
+    # though Powertools keeps the metrics themselves at class level, shared by both)
     modules = [sys.modules[handler.__module__] for handler in (first, second)]
     assert first is not second and modules[0] is not modules[1]
     assert modules[0].logger is not modules[1].logger and modules[0].metrics is not modules[1].metrics
