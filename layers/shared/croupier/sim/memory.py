@@ -204,8 +204,9 @@ class Context:
 def function_handler(root: Path, name: str, environment: int = 1) -> Handler:
     """The Lambda handler of ``functions/{name}/app.py``, its module loaded once per process (with
     :data:`POWERTOOLS` in the environment as it is imported). ``environment``: which of the
-    function's execution environments: each has its module loaded apart (its own batch processor,
-    logger and clients), as Lambda runs two invocations at once in two environments."""
+    function's execution environments: each has its handler module loaded apart (its own batch
+    processor and logger; the shared layer's modules, and Powertools' metrics, stay one per
+    process), as Lambda runs two invocations at once in two environments."""
     module_name = f"croupier_sim_function_{name}" + (f"_{environment}" if environment != 1 else "")
     module = sys.modules.get(module_name)
     if module is None:
