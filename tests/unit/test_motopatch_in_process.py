@@ -208,3 +208,29 @@ def test_the_items_under_a_prefix_are_what_a_filtered_scan_counts(endpoints: tup
     scanned = client.scan(TableName="counted", Select="COUNT", FilterExpression="begins_with(pk, :t)",
                           ExpressionAttributeValues={":t": {"S": "TABLE#"}})["Count"]
     assert motopatch.items_under("counted", "TABLE#", "123456789012", "us-east-1") == scanned == 3
+
+
+@pytest.mark.parametrize("host", [None, "moto_api", "dynamodb.us-east-1.amazonaws.com", "sqs.eu-west-1.amazonaws.com",
+                                  "states.us-east-1.amazonaws.com", "lambda", "events.us-east-1.amazonaws.com"])
+def test_a_host_names_service_is_the_one_moto_finds_and_is_found_once(
+        host: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch 10: moto's web application finds a host name's service once; each answer is moto's own."""
+    from moto import backends
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+    motopatch.apply()
+    app = DomainDispatcherApplication(create_backend_app)
+    expected = motopatch.moto_originals["backend for host"](app, host)
+    listed = []
+    folders = backends.list_of_moto_modules
+
+    def listing() -> Any:
+        listed.append(1)
+        return folders()
+
+    monkeypatch.setattr(backends, "list_of_moto_modules", listing)
+    # WHEN the same host name's service is asked for three times
+    found = [app.get_backend_for_host(host) for _ in range(3)]
+    # THEN it is moto's answer each time, and moto's folder was listed at most once
+    assert found == [expected] * 3
+    assert len(listed) <= 1
