@@ -234,3 +234,32 @@ def test_a_host_names_service_is_the_one_moto_finds_and_is_found_once(
     # THEN it is moto's answer each time, and moto's folder was listed at most once
     assert found == [expected] * 3
     assert len(listed) <= 1
+
+
+EVENT = {"version": "0", "id": "e1", "detail-type": "card", "source": "croupier.devices", "account": "123456789012",
+         "time": "2026-12-06T00:00:00Z", "region": "us-east-1", "resources": ["arn:x"],
+         "detail": {"table": "t1", "cards": [{"card": "AS"}, {"card": "TD"}]}}
+
+
+@pytest.mark.parametrize("path", ["$.detail.table", "$.detail.cards[1].card", "$.detail.cards[*].card", "$.resources",
+                                  "$.missing", "$.detail-type"])
+def test_a_json_path_moto_parses_once_finds_what_a_path_parsed_anew_finds(path: str) -> None:
+    """Patch 11: the paths of moto's EventBridge and Step Functions are parsed once, and find what
+    moto's own parse of them finds, time after time (the parsed path is only read)."""
+    import jsonpath_ng.ext
+    from moto.stepfunctions.parser.asl.component.common.path import result_path
+    from moto.stepfunctions.parser.asl.utils import json_path
+
+    motopatch.apply()
+    for patched, original in ((jsonpath_ng.ext.parse, motopatch.moto_originals["json path"]),
+                              (json_path.parse, motopatch.moto_originals["json path"]),
+                              (result_path.parse, motopatch.moto_originals["result path"])):
+        fresh = [(str(m.full_path), m.value) for m in original(path).find(EVENT)]
+        assert patched(path) is patched(path)  # one parse, kept
+        for _ in range(2):
+            assert [(str(m.full_path), m.value) for m in patched(path).find(EVENT)] == fresh
+    # AND a path that updates a state's data leaves the parsed path as it was
+    target = result_path.parse("$.result.cards")
+    first = target.update_or_create({"a": 1}, [1])
+    assert target.update_or_create({"b": 2}, [2]) == {"b": 2, "result": {"cards": [2]}}
+    assert first == {"a": 1, "result": {"cards": [1]}}
