@@ -383,3 +383,39 @@ def test_http_requests_to_different_functions_at_once_each_keep_their_own_caller
     assert all(kind != "wallet" or answer["player"] == ana.subject for kind, answer in answers)
     assert all(kind != "deposit" or answer["amount"] == 1 for kind, answer in answers)
     assert h.balance("ana") == START + 30
+
+
+def test_a_bet_whose_reads_outlast_the_countdown_is_refused_and_moves_nothing(
+        direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by ``croupier chaos --rounds 20000 --seed 11`` (world 11/6, Deluxe Blackjack): a seat bet
+    checked its round's countdown before the end, then its invocation paused among its reads and
+    stored the bet after the end, while the round still said betting (its close had not run yet).
+    The dealer, dealing from the countdown's end, had not dealt that seat; the round had, so every
+    card after the seat's went to the wrong hand (the dealer's up card to a player, the next to the
+    dealer: a player's view showed the dealer a card the table did not)."""
+    from tests.support.patching import in_this_thread
+
+    # GIVEN a Deluxe Blackjack round taking bets, and a player's bet whose reads take it past the
+    # countdown's end (the clock read before them says the countdown runs, the one after says it ended)
+    table = direct.table("deluxe-blackjack", name="late-read")
+    ana = direct.player("ana")
+    tables.sit(table, 1, ana, "real")
+    round_id = direct.start(table)
+    closes_at = store.load_round(round_id).closes_at
+    clock = {"now": closes_at - 100}
+    read = store.player_round
+
+    def slow_read(*args: Any) -> Any:
+        found = read(*args)
+        clock["now"] = closes_at + 50
+        return found
+
+    in_this_thread(monkeypatch).setattr(store, "now_ms", lambda: clock["now"])
+    in_this_thread(monkeypatch).setattr(store, "player_round", slow_read)
+    # WHEN the bet is placed
+    with pytest.raises(StateConflict) as refused:
+        direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])
+    # THEN it is refused as too late, and nothing moved: no bet in the round, the balance whole
+    assert refused.value.reason == "betting-closed" and "countdown has ended" in str(refused.value)
+    assert store.round_bets(round_id, store.load_round(round_id).shards) == []
+    assert store.balance_of(ana) == START
