@@ -392,7 +392,14 @@ def test_a_bet_whose_reads_outlast_the_countdown_is_refused_and_moves_nothing(
     stored the bet after the end, while the round still said betting (its close had not run yet).
     The dealer, dealing from the countdown's end, had not dealt that seat; the round had, so every
     card after the seat's went to the wrong hand (the dealer's up card to a player, the next to the
-    dealer: a player's view showed the dealer a card the table did not)."""
+    dealer: a player's view showed the dealer a card the table did not).
+
+    Narrowed, not closed: the countdown is read again once the bet's reads are done, but the world
+    of the chaos run paused its invocation later still, inside the money's move (between the
+    wallet's read and the transaction), and still reports the wrong hand. A bet held up between
+    its last look at the clock and its transaction is stored after the end whatever it checks:
+    DynamoDB's conditions have no clock, and the close of betting cannot tell such a bet from one
+    stored in time."""
     from tests.support.patching import in_this_thread
 
     # GIVEN a Deluxe Blackjack round taking bets, and a player's bet whose reads take it past the
