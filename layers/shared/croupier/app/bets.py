@@ -122,8 +122,9 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                     store.still_betting(round_id)]
 
         # the reads above take time (an invocation can be held up among them): the countdown is
-        # read again right before the bets are written, or a bet checked in time would be stored
-        # after the end, on a seat the dealer, dealing from the end, did not deal
+        # read again before the money moves, or a bet checked in time would be stored after the
+        # end, on a seat the dealer, dealing from the end, did not deal (a hold-up within the
+        # money's move itself is not caught: tests/reliability/test_races.py says why)
         if store.now_ms() >= rnd.closes_at:
             raise StateConflict("betting is closed: the countdown has ended", reason="betting-closed")
         wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets")
