@@ -385,40 +385,47 @@ def test_http_requests_to_different_functions_at_once_each_keep_their_own_caller
     assert h.balance("ana") == START + 30
 
 
+@pytest.mark.parametrize("slow", ["player_round", "wallet_of"])
 def test_a_bet_whose_reads_outlast_the_countdown_is_refused_and_moves_nothing(
-        direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+        slow: str, direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
     """Found by ``croupier chaos --rounds 20000 --seed 11`` (world 11/6, Deluxe Blackjack): a seat bet
-    checked its round's countdown before the end, then its invocation paused among its reads and
-    stored the bet after the end, while the round still said betting (its close had not run yet).
-    The dealer, dealing from the countdown's end, had not dealt that seat; the round had, so every
-    card after the seat's went to the wrong hand (the dealer's up card to a player, the next to the
-    dealer: a player's view showed the dealer a card the table did not).
+    checked its round's countdown before the end, then its invocation paused inside the money's
+    move (before the wallet's read) and stored the bet after the end, while the round still said
+    betting (its close had not run yet). The dealer, dealing from the countdown's end, had not
+    dealt that seat; the round had, so every card after the seat's went to the wrong hand (the
+    dealer's up card to a player, the next to the dealer: a player's view showed the dealer a card
+    the table did not). ``slow``: the read that takes the bet past the end (the bet's own, the
+    wallet's within the money's move).
 
-    Narrowed, not closed: the countdown is read again once the bet's reads are done, but the world
-    of the chaos run paused its invocation later still, inside the money's move (between the
-    wallet's read and the transaction), and still reports the wrong hand. A bet held up between
-    its last look at the clock and its transaction is stored after the end whatever it checks:
+    Narrowed, not closed: the countdown is now read right before the transaction, but a bet held
+    up between that look and the transaction itself is stored after the end whatever it checks:
     DynamoDB's conditions have no clock, and the close of betting cannot tell such a bet from one
     stored in time."""
     from tests.support.patching import in_this_thread
 
-    # GIVEN a Deluxe Blackjack round taking bets, and a player's bet whose reads take it past the
-    # countdown's end (the clock read before them says the countdown runs, the one after says it ended)
+    # GIVEN a Deluxe Blackjack round taking bets, and a player's bet whose read takes it past the
+    # countdown's end (the clock read before it says the countdown runs, the one after says it ended)
     table = direct.table("deluxe-blackjack", name="late-read")
     ana = direct.player("ana")
     tables.sit(table, 1, ana, "real")
     round_id = direct.start(table)
     closes_at = store.load_round(round_id).closes_at
-    clock = {"now": closes_at - 100}
-    read = store.player_round
+    clock, moving = {"now": closes_at - 100}, []
+    read, move = getattr(store, slow), store.move_money
 
     def slow_read(*args: Any) -> Any:
         found = read(*args)
-        clock["now"] = closes_at + 50
+        if slow == "player_round" or moving:  # the wallet's read within the money's move, not the funds'
+            clock["now"] = closes_at + 50
         return found
 
+    def moving_money(*args: Any, **kwargs: Any) -> Any:
+        moving.append(True)
+        return move(*args, **kwargs)
+
     in_this_thread(monkeypatch).setattr(store, "now_ms", lambda: clock["now"])
-    in_this_thread(monkeypatch).setattr(store, "player_round", slow_read)
+    in_this_thread(monkeypatch).setattr(store, slow, slow_read)
+    in_this_thread(monkeypatch).setattr(store, "move_money", moving_money)
     # WHEN the bet is placed
     with pytest.raises(StateConflict) as refused:
         direct.bet(table, ana, [{"type": "seat", "seat": 1, "amount": 1000}])

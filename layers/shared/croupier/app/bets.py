@@ -46,6 +46,16 @@ def _closed(rnd: RoundRecord) -> str | None:
     return None
 
 
+def _counting(rnd: RoundRecord) -> None:
+    """Refuse once the countdown has ended. A bet reads the clock again as late as it can, right
+    before its transaction: one checked in time but held up among its reads (or its operator's
+    debit) would be stored after the end, on a seat the dealer, dealing from the end, did not deal.
+    A hold-up between this look and the transaction itself is not caught: DynamoDB's conditions
+    have no clock (``tests/reliability/test_races.py`` says more)."""
+    if store.now_ms() >= rnd.closes_at:
+        raise StateConflict("betting is closed: the countdown has ended", reason="betting-closed")
+
+
 def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence[dict[str, Any]],
                idempotency_key: str) -> dict[str, Any]:
     """Several bets of one player in the table's open round: all accepted and debited together, or
@@ -114,19 +124,15 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
 
         def changes(debited: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
             """The bets (with the operator's debits of them), the player's summary and the request,
-            on the condition that the round still takes bets."""
+            on the condition that the round still takes bets; made right before they are written."""
+            _counting(rnd)
             return [*(store.bet_put(replace(bet, debits=(*bet.debits, *debited.get(bet.bet_id, ()))), previous_amount)
                       for bet, previous_amount in written),
                     store.versioned_put(new_summary, int(summary["version"]) if summary else None),
                     store.bet_request_put(player, idempotency_key, round_id, table_id),
                     store.still_betting(round_id)]
 
-        # the reads above take time (an invocation can be held up among them): the countdown is
-        # read again before the money moves, or a bet checked in time would be stored after the
-        # end, on a seat the dealer, dealing from the end, did not deal (a hold-up within the
-        # money's move itself is not caught: tests/reliability/test_races.py says why)
-        if store.now_ms() >= rnd.closes_at:
-            raise StateConflict("betting is closed: the countdown has ended", reason="betting-closed")
+        _counting(rnd)  # the reads above took time: before the money moves (the operator's debit)
         wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets")
         accepted = [by_id[c.bet.id] for c in placement.changes]
         alerts.count("BetsPlaced", len(accepted))

@@ -869,7 +869,7 @@ def move_money(
     legs: Sequence[tuple[str, int, dict[str, Any]]],
     *,
     kind: str,
-    extra: Sequence[dict[str, Any]] = (),
+    extra: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]] = (),
     attempts: int = 12,
 ) -> list[Marker]:
     """Move money on one wallet, exactly once, in one DynamoDB transaction.
@@ -878,8 +878,10 @@ def move_money(
     ``OP#{op_id}`` marker (which must not exist: the movement happens once), a ledger entry with
     the balance after it, and the wallet's new balance conditioned on its version (no overdraft,
     no lost update). ``extra`` are more transaction items (a bet's put or status update) that must
-    succeed together. Returns each leg's marker (:class:`~croupier.app.records.Marker`: its ledger
-    entry's number and the balance after it). If every marker exists already the movement happened
+    succeed together, or a function that gives them, called in each attempt once the wallet is
+    read, right before its transaction (it may refuse by raising: nothing moves). Returns each
+    leg's marker (:class:`~croupier.app.records.Marker`: its ledger entry's number and the balance
+    after it). If every marker exists already the movement happened
     before: the stored markers are returned and nothing moves (an idempotent retry). The markers
     are read only when the transaction says one exists: a first attempt costs one read and one
     transaction.
@@ -909,7 +911,8 @@ def move_money(
         else:
             items.append({"Put": {"TableName": table, "Item": moved,
                                   "ConditionExpression": "attribute_not_exists(pk)"}})
-        items.extend(extra)
+        more = extra() if callable(extra) else extra
+        items.extend(more)
         if balance + total < 0:
             done = _markers(player, legs)
             if done is not None:
@@ -926,7 +929,7 @@ def move_money(
                 done = _markers(player, legs)
                 if done is not None:
                     return done
-            extra_failed = any(code == "ConditionalCheckFailed" for code in reasons[len(items) - len(extra):])
+            extra_failed = any(code == "ConditionalCheckFailed" for code in reasons[len(items) - len(more):])
             if extra_failed:
                 raise Conflict("the bet changed meanwhile; nothing was moved") from exc
             raise _Moved from exc  # the wallet moved meanwhile: read again

@@ -96,7 +96,7 @@ class Internal(Wallet):
              changes: Changes, what: str) -> None:
         try:
             store.move_money(player, [(s.op, -s.amount, dict(s.details)) for s in stakes], kind=kind,
-                             extra=changes({}))
+                             extra=lambda: changes({}))  # made once the wallet is read, before the transaction
         except store.InsufficientFunds as exc:
             raise Funds(f"insufficient funds for {what}: balance {exc.balance}, needed {exc.needed}") from exc
 
