@@ -30,6 +30,7 @@ from tests.support.faults import Lockstep
 from tests.support.figures import FIGURES
 from tests.support.harness import TIMERS, Harness, wait_for
 from tests.support.money import audit_ok, check_exactly_once, ledger
+from tests.support.patching import in_this_thread
 
 pytestmark = pytest.mark.reliability
 
@@ -401,8 +402,6 @@ def test_a_bet_whose_reads_outlast_the_countdown_is_refused_and_moves_nothing(
     up between that look and the transaction itself is stored after the end whatever it checks:
     DynamoDB's conditions have no clock, and the close of betting cannot tell such a bet from one
     stored in time."""
-    from tests.support.patching import in_this_thread
-
     # GIVEN a Deluxe Blackjack round taking bets, and a player's bet whose read takes it past the
     # countdown's end (the clock read before it says the countdown runs, the one after says it ended)
     table = direct.table("deluxe-blackjack", name="late-read")

@@ -35,25 +35,22 @@ def _bet_id(round_id: str, player: str, key: str, index: int) -> str:
     return f"b-{digest}"
 
 
-def _closed(rnd: RoundRecord) -> str | None:
-    """Why the round takes no more bets, or None while it does."""
+def _taking_bets(rnd: RoundRecord) -> None:
+    """Refuse unless the round takes bets: its status, its pause, and the countdown by the clock
+    now. A bet reads this at its start and again as late as it can, right before its transaction:
+    one checked in time but held up among its reads (or its operator's debit) would be stored after
+    the end, on a seat the dealer, dealing from the end, did not deal. A hold-up between the last
+    look and the transaction itself is not caught: DynamoDB's conditions have no clock
+    (``tests/reliability/test_races.py`` says more)."""
     if rnd.status != RoundStatus.BETTING:
-        return "betting is closed: wait for the next round"
-    if rnd.paused:
-        return "the round is paused: betting is closed"
-    if store.now_ms() >= rnd.closes_at:
-        return "betting is closed: the countdown has ended"
-    return None
-
-
-def _counting(rnd: RoundRecord) -> None:
-    """Refuse once the countdown has ended. A bet reads the clock again as late as it can, right
-    before its transaction: one checked in time but held up among its reads (or its operator's
-    debit) would be stored after the end, on a seat the dealer, dealing from the end, did not deal.
-    A hold-up between this look and the transaction itself is not caught: DynamoDB's conditions
-    have no clock (``tests/reliability/test_races.py`` says more)."""
-    if store.now_ms() >= rnd.closes_at:
-        raise StateConflict("betting is closed: the countdown has ended", reason="betting-closed")
+        why = "betting is closed: wait for the next round"
+    elif rnd.paused:
+        why = "the round is paused: betting is closed"
+    elif store.now_ms() >= rnd.closes_at:
+        why = "betting is closed: the countdown has ended"
+    else:
+        return
+    raise StateConflict(why, reason="betting-closed")
 
 
 def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence[dict[str, Any]],
@@ -82,9 +79,7 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
     def attempt() -> dict[str, Any]:
         rnd = store.load_round(round_id)
         wallet = wallets.of(rnd)
-        why = _closed(rnd)
-        if why:
-            raise StateConflict(why, reason="betting-closed")
+        _taking_bets(rnd)
         summary = store.player_round(round_id, player)
         if summary and idempotency_key in summary.get("keys", []):
             return {"round_id": round_id, "bets": [b for b in summary["bets"] if b.get("key") == idempotency_key],
@@ -125,14 +120,14 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
         def changes(debited: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
             """The bets (with the operator's debits of them), the player's summary and the request,
             on the condition that the round still takes bets; made right before they are written."""
-            _counting(rnd)
+            _taking_bets(rnd)
             return [*(store.bet_put(replace(bet, debits=(*bet.debits, *debited.get(bet.bet_id, ()))), previous_amount)
                       for bet, previous_amount in written),
                     store.versioned_put(new_summary, int(summary["version"]) if summary else None),
                     store.bet_request_put(player, idempotency_key, round_id, table_id),
                     store.still_betting(round_id)]
 
-        _counting(rnd)  # the reads above took time: before the money moves (the operator's debit)
+        _taking_bets(rnd)  # the reads above took time: again before the money moves (the operator's debit)
         wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets")
         accepted = [by_id[c.bet.id] for c in placement.changes]
         alerts.count("BetsPlaced", len(accepted))
