@@ -448,6 +448,62 @@ def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_ne
     assert len(connections) == 3
 
 
+def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catches_up(
+        h: Harness, pages: Any) -> None:
+    """The pushes to the page are held up on their way (a failed delivery holds its message group
+    in the push queue for the queue's visibility timeout, minutes): after 15 s without a message
+    the page asks for its subscription again on the same connection, and the table's snapshot
+    shows it the round it was not told of."""
+    table = h.open_table(h.table("pages-quiet"), "baccarat", 100, cut_at=300)
+    player = pages()
+    page = player.page
+    page.clock.install()  # the page's timers: they run as a clock does, and can be moved on
+    connections: list[Any] = []
+    subscriptions: list[str] = []
+    held: list[str] = []
+    holding = [False]
+
+    def through_the_test(socket: Any) -> None:  # each connection of the page to the push API
+        connections.append(socket)
+        server = socket.connect_to_server()
+
+        def from_the_page(message: str | bytes) -> None:
+            if '"subscribe"' in str(message):
+                subscriptions.append(str(message))
+            server.send(message)
+
+        def from_the_api(message: str | bytes) -> None:
+            if holding[0] and '"events"' in str(message):
+                held.append(str(message))  # a push: held up on its way
+            else:
+                socket.send(message)  # the routes' answers: subscribed, the snapshots
+
+        socket.on_message(from_the_page)
+        server.on_message(from_the_api)
+
+    player.sign_in("player", h.players["dev"].subject)
+    page.wait_for_selector(f"[data-table='{table.table_id}']")
+    page.route_web_socket(re.compile(r"^ws://"), through_the_test)  # the connections made from now on
+    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    page.wait_for_selector("#live:not(.off)")
+    assert len(subscriptions) == 1 and page.query_selector(".status .badge") is None  # no round yet
+    # GIVEN the pushes to the page are held up, and a round opens
+    holding[0] = True
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
+    page.wait_for_timeout(500)
+    assert page.query_selector(".status .badge") is None  # the page was not told
+    # WHEN the page hears nothing for 15 s
+    page.clock.fast_forward(15_000)
+    # THEN it asked for its table again on the same connection, and shows the round from its snapshot
+    page.wait_for_selector(".status .badge", timeout=10_000)
+    assert len(connections) == 1 and len(subscriptions) == 2 and json.loads(subscriptions[1])["tables"] == [
+        table.table_id]
+    assert "off" not in (page.get_attribute("#live", "class") or "").split() and player.errors == []
+    void(h, started["round_id"])
+    table.dealer.finish()
+
+
 def test_a_seat_answer_that_comes_after_a_later_change_of_seats_is_not_shown(h: Harness, pages: Any) -> None:
     """A player sits and, before the answer comes, the table is read again and the player stands
     up: the late answer to sitting down does not seat the player again on the page."""

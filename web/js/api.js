@@ -177,6 +177,10 @@ export async function local(path, body, token) {
 }
 
 const SUBSCRIBE_WAIT = 10000;  // ms a subscription may go unanswered before it is asked for again
+// ms a subscribed connection may hear nothing before it asks for its tables' snapshots again: a
+// push held up on its way (its queue's message group waits for a failed delivery's visibility
+// timeout, minutes) or lost (its dead-letter queue) leaves the screen behind for this long at most
+const QUIET = 15000;
 /** @type {Live[]} */
 const openLive = [];  // the connections not closed, the newest last: the live indicator shows the newest
 
@@ -198,7 +202,8 @@ function showLive(owner, on, text) {
 }
 
 // One WebSocket connection subscribed to `tables` (["*"]: every table, staff only). onEvent gets
-// each pushed event, onSnapshot each table's snapshot (at subscription and after a reconnect).
+// each pushed event, onSnapshot each table's snapshot (at subscription, after a reconnect, and
+// after QUIET ms without a message: the subscription is asked for again on the same connection).
 /**
  * @typedef {object} LiveHandlers
  * @property {(event: any) => void} [onEvent]
@@ -229,16 +234,30 @@ export class Live {
     let subscribed = false;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let unanswered;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let quiet;
     // a subscription that fails (its function's error, or no answer) is asked for again on a new
     // connection: the page is never left "connecting" with a connection open
     const again = () => { if (!subscribed) socket.close(); };
-    socket.onopen = () => {
+    const subscribe = () => {
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
       unanswered = setTimeout(again, SUBSCRIBE_WAIT);
     };
+    // nothing heard for QUIET ms: the snapshots again (the subscription is counted once however
+    // often it is asked for); unanswered too, the page connects again
+    const listen = () => {
+      clearTimeout(quiet);
+      quiet = setTimeout(() => {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        subscribed = false;
+        subscribe();
+      }, QUIET);
+    };
+    socket.onopen = subscribe;
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
+      if (subscribed || data.type === "subscribed") listen();
       if (data.type === "subscribed") {
         subscribed = true;
         clearTimeout(unanswered);
@@ -266,6 +285,7 @@ export class Live {
     };
     socket.onclose = () => {
       clearTimeout(unanswered);
+      clearTimeout(quiet);
       showLive(this, false, this.closed ? t("live.off") : t("live.reconnecting"));
       if (this.closed) return;
       setTimeout(() => this.closed || this.connect(), this.retry);
