@@ -74,6 +74,10 @@ class Outcome:
     voided_why: Counter[str] = field(default_factory=Counter)
     resumed: int = 0
     drawn_apart: list[tuple[str, str, str]] = field(default_factory=list)
+    pushes: Counter[str] = field(default_factory=Counter)
+    """The push queue's messages: delivered (within a second, after more than ``QUIET`` seconds)
+    and sent to its dead-letter queue."""
+    push_longest: float = 0.0
 
 
 def play(job: Job) -> Outcome:
@@ -84,8 +88,22 @@ def play(job: Job) -> Outcome:
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
-                  len(world.dead_letters), Counter(world.voided_why), world.resumed, world.drawn_apart())
+                  len(world.dead_letters), Counter(world.voided_why), world.resumed, world.drawn_apart(),
+                  pushes(world), max(world.pushed_after, default=0.0))
     return out
+
+
+QUIET = 15.0
+"""Seconds a page hears nothing before it asks for its tables' snapshots again (``web/js/api.js``)."""
+
+
+def pushes(world: World) -> Counter[str]:
+    """How late the push function took the push queue's messages (see :class:`Outcome`)."""
+    after = world.pushed_after
+    return Counter({"delivered": len(after), "within 1 s": sum(1 for a in after if a <= 1.0),
+                    f"after {QUIET:g} s": sum(1 for a in after if a > QUIET),
+                    "dead-lettered": len(world.push_queue.dead_letter.messages) if world.push_queue.dead_letter
+                    else 0})
 
 
 def spareable(outcome: Outcome) -> list[str]:
@@ -174,6 +192,15 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     lines.append(f"invariants checked: {sum(total['checked'].values())}")
     lines += [f"  {name:<20} {count:>8}" for name, count in sorted(total["checked"].items())]
     lines.append(f"device events dead-lettered (the operators' alarm): {sum(o.dead_letters for o in outcomes)}")
+    sent = Counter[str]()
+    for outcome in outcomes:
+        sent.update(outcome.pushes)
+    if sent["delivered"]:
+        lines.append(f"pushes to screens: {sent['delivered']} delivered, {sent['within 1 s']} within 1 s, "
+                     f"{sent[f'after {QUIET:g} s']} after more than {QUIET:g} s (a failed delivery holds its "
+                     f"message group for the push queue's visibility timeout; a page that hears nothing for "
+                     f"{QUIET:g} s asks for its tables again), the latest after "
+                     f"{max(o.push_longest for o in outcomes):.0f} s; {sent['dead-lettered']} dead-lettered")
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
         lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]

@@ -398,6 +398,10 @@ class World:
         self.scans: dict[str, str | None] = {}
         """Each scan, and the round whose hand its card was dealt to (None: none)."""
         self.resumed = 0
+        self.pushed_after: list[float] = []
+        """For each message the push function took off the push queue, how long after it was sent
+        (virtual seconds): a failed delivery holds its message group for the queue's visibility
+        timeout, and what the screens of that group see waits with it."""
         self.handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
         self.second_handlers: dict[str, Callable[[dict[str, Any], Any], Any]] = {}
         """Each function's second execution environment: what runs while the first is paused."""
@@ -1166,9 +1170,12 @@ class World:
             self.note(f"  {function} batch failed ({failure.error}): redelivered after the visibility timeout")
             answer = {"batchItemFailures": [{"itemIdentifier": m.id} for m in batch]}
         failed = {f["itemIdentifier"] for f in (answer or {}).get("batchItemFailures", [])}
+        now = self.clock.monotonic()
         for message in batch:
             if message.id not in failed:
                 queue.delete(message)
+                if queue is self.push_queue:
+                    self.pushed_after.append(now - message.sent_at)
         return batch
 
     def _push_poll(self) -> None:
