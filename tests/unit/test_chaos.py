@@ -15,7 +15,7 @@ from croupier.app import settlement, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
-from croupier.sim.world import DEFAULT_RATES, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
+from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0}
@@ -62,6 +62,22 @@ def test_the_report_does_not_depend_on_how_many_processes_play_the_worlds() -> N
     one = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=1), 12, 2, 1)
     two = report(24, 3, rates, *run_chaos(24, 3, rates, per_world=12, tables=2, players=2, jobs=2), 12, 2, 1)
     assert one == two and "rounds: 24 finished" in one and "violations: 0" in one
+
+
+def test_the_report_says_how_late_the_pushes_came_and_a_failed_one_holds_its_group() -> None:
+    # GIVEN the same short Deluxe run without faults, and with the functions dying now and then
+    calm = {kind: 0.0 for kind in FAULT_KINDS}
+    quiet, _ = run_chaos(8, 3, calm, per_world=8, tables=2, players=2, shrinking=False, games=("deluxe-blackjack",))
+    rough, _ = run_chaos(8, 3, calm | {"die-before-call": 0.1}, per_world=8, tables=2, players=2, shrinking=False,
+                         games=("deluxe-blackjack",))
+    # THEN without faults every push came within a second
+    assert quiet[0].pushes["delivered"] > 100 and quiet[0].pushes["within 1 s"] == quiet[0].pushes["delivered"]
+    assert quiet[0].pushes["after 15 s"] == 0
+    # AND a push whose delivery failed held its group for the queue's visibility timeout (180 s)
+    assert rough[0].faults["die-before-call"] > 0 and rough[0].pushes["after 15 s"] > 0
+    assert rough[0].push_longest >= 180
+    text = report(8, 3, calm, rough, [], 8, 2, 1)
+    assert f"pushes to screens: {rough[0].pushes['delivered']} delivered" in text
 
 
 def test_a_bad_fault_mix_is_refused_with_what_is_wrong() -> None:
