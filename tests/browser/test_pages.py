@@ -500,6 +500,12 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     assert len(connections) == 1 and len(subscriptions) == 2 and json.loads(subscriptions[1])["tables"] == [
         table.table_id]
     assert "off" not in (page.get_attribute("#live", "class") or "").split() and player.errors == []
+    # AND still hearing no push, it waits twice as long before it asks again: 30 s, not 15
+    page.clock.fast_forward(15_000)
+    page.wait_for_timeout(500)
+    assert len(subscriptions) == 2
+    page.clock.fast_forward(15_000)
+    wait_until(lambda: page.wait_for_timeout(50) or len(subscriptions) == 3, timeout=10)
     void(h, started["round_id"])
     table.dealer.finish()
 

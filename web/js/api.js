@@ -179,8 +179,11 @@ export async function local(path, body, token) {
 const SUBSCRIBE_WAIT = 10000;  // ms a subscription may go unanswered before it is asked for again
 // ms a subscribed connection may hear nothing before it asks for its tables' snapshots again: a
 // push held up on its way (its queue's message group waits for a failed delivery's visibility
-// timeout, minutes) or lost (its dead-letter queue) leaves the screen behind for this long at most
+// timeout, minutes) or lost (its dead-letter queue) leaves the screen behind for this long at most.
+// Asked again and still nothing pushed, it waits twice as long each time, up to QUIET_MOST: a
+// table at rest costs a screen one subscription every two minutes, not four a minute.
 const QUIET = 15000;
+const QUIET_MOST = 120000;
 /** @type {Live[]} */
 const openLive = [];  // the connections not closed, the newest last: the live indicator shows the newest
 
@@ -202,19 +205,23 @@ function showLive(owner, on, text) {
 }
 
 // One WebSocket connection subscribed to `tables` (["*"]: every table, staff only). onEvent gets
-// each pushed event, onSnapshot each table's snapshot (at subscription, after a reconnect, and
-// after QUIET ms without a message: the subscription is asked for again on the same connection).
+// each pushed event, onSnapshot each table's snapshot (at subscription, after a reconnect, and,
+// with catchUp, after QUIET ms without a message: the subscription is asked for again on the same
+// connection). A lobby of many tables does not catch up: each table's own page does.
 /**
  * @typedef {object} LiveHandlers
  * @property {(event: any) => void} [onEvent]
  * @property {(snapshot: any) => void} [onSnapshot]
  * @property {(subscribed: any) => void} [onOpen]
+ * @property {boolean} [catchUp]
  */
 export class Live {
   /** @param {string[]} tables @param {LiveHandlers} [handlers] */
-  constructor(tables, { onEvent = () => {}, onSnapshot = () => {}, onOpen = () => {} } = {}) {
+  constructor(tables, { onEvent = () => {}, onSnapshot = () => {}, onOpen = () => {}, catchUp = true } = {}) {
     this.tables = tables;
     this.handlers = { onEvent, onSnapshot, onOpen };
+    this.catchUp = catchUp;
+    this.quietFor = QUIET;
     this.closed = false;
     this.retry = 500;
     /** @type {WebSocket | null} */
@@ -243,20 +250,23 @@ export class Live {
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
       unanswered = setTimeout(again, SUBSCRIBE_WAIT);
     };
-    // nothing heard for QUIET ms: the snapshots again (the subscription is counted once however
+    // nothing heard for a while: the snapshots again (the subscription is counted once however
     // often it is asked for); unanswered too, the page connects again
     const listen = () => {
       clearTimeout(quiet);
+      if (!this.catchUp) return;
       quiet = setTimeout(() => {
         if (socket.readyState !== WebSocket.OPEN) return;
+        this.quietFor = Math.min(this.quietFor * 2, QUIET_MOST);
         subscribed = false;
         subscribe();
-      }, QUIET);
+      }, this.quietFor);
     };
     socket.onopen = subscribe;
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
+      if (data.events) this.quietFor = QUIET;  // pushes come again: a short wait again
       if (subscribed || data.type === "subscribed") listen();
       if (data.type === "subscribed") {
         subscribed = true;

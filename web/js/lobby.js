@@ -66,7 +66,8 @@ export async function lobby(root) {
     if (!tables.size) grid.replaceChildren(h("p", { class: "muted" }, t("lobby.empty")));
     if (live) live.close();
     const ids = [...tables.keys()].slice(0, 50);
-    if (ids.length) live = new Live(ids, { onEvent, onSnapshot: (s) => { tables.set(s.table_id, s.table); draw(s.table_id); } });
+    if (ids.length) live = new Live(ids, { onEvent, onSnapshot: (s) => { tables.set(s.table_id, s.table); draw(s.table_id); },
+      catchUp: false });  // up to 50 tables: each table's page catches up, not the lobby
   };
   more.addEventListener("click", load);
   await load();

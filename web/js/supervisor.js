@@ -195,7 +195,7 @@ export async function supervisorConsole(root, query) {
     if ([...paused.keys()].join() !== before) drawPaused();  // what a supervisor typed survives other events
     drawPlaying(); drawFeed();
   };
-  const live = new Live(["*"], { onEvent });
+  const live = new Live(["*"], { onEvent, catchUp: false });  // every table has no snapshot to catch up from
   drawPaused(); drawPlaying(); drawFeed();
   return () => live.close();
 }
