@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -406,6 +407,15 @@ def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come
     table.dealer.finish()
 
 
+def open_table_through(h: Harness, player: Any, table_id: str, route: Callable[[Any], None]) -> None:
+    """A player signs in and opens the table's page, its connections to the push API made from then
+    on passing through ``route`` (Playwright's routing of a WebSocket)."""
+    player.sign_in("player", h.players["dev"].subject)
+    player.page.wait_for_selector(f"[data-table='{table_id}']")
+    player.page.route_web_socket(re.compile(r"^ws://"), route)
+    player.page.goto(f"{h.stack.web.url}/#/table/{table_id}")
+
+
 def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_new_connection(
         h: Harness, pages: Any) -> None:
     """The page's subscription to its table fails once (the function behind the route failed: API
@@ -433,10 +443,7 @@ def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_ne
 
         socket.on_message(from_the_page)
 
-    player.sign_in("player", h.players["dev"].subject)
-    page.wait_for_selector(f"[data-table='{table.table_id}']")
-    page.route_web_socket(re.compile(r"^ws://"), through_the_test)  # the connections made from now on
-    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    open_table_through(h, player, table.table_id, through_the_test)
     # GIVEN the table's first subscription failed: the page connected again, and that subscription
     # is unanswered
     wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
@@ -481,10 +488,7 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
         socket.on_message(from_the_page)
         server.on_message(from_the_api)
 
-    player.sign_in("player", h.players["dev"].subject)
-    page.wait_for_selector(f"[data-table='{table.table_id}']")
-    page.route_web_socket(re.compile(r"^ws://"), through_the_test)  # the connections made from now on
-    page.goto(f"{h.stack.web.url}/#/table/{table.table_id}")
+    open_table_through(h, player, table.table_id, through_the_test)
     page.wait_for_selector("#live:not(.off)")
     assert len(subscriptions) == 1 and page.query_selector(".status .badge") is None  # no round yet
     # GIVEN the pushes to the page are held up, and a round opens
