@@ -457,10 +457,10 @@ def test_a_subscription_that_fails_or_goes_unanswered_is_asked_for_again_on_a_ne
 
 def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catches_up(
         h: Harness, pages: Any) -> None:
-    """The pushes to the page are held up on their way (a failed delivery holds its message group
-    in the push queue for the queue's visibility timeout, minutes): after 15 s without a message
-    the page asks for its subscription again on the same connection, and the table's snapshot
-    shows it the round it was not told of."""
+    """The public pushes to the page are held up on their way (a failed delivery holds its message
+    group in the push queue for the queue's visibility timeout, minutes) while the player's own
+    come: after 15 s without a public event the page asks for its subscription again on the same
+    connection, and the table's snapshot shows it the round it was not told of."""
     table = h.open_table(h.table("pages-quiet"), "baccarat", 100, cut_at=300)
     player = pages()
     page = player.page
@@ -468,6 +468,7 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     connections: list[Any] = []
     subscriptions: list[str] = []
     held: list[str] = []
+    passed: list[str] = []
     holding = [False]
 
     def through_the_test(socket: Any) -> None:  # each connection of the page to the push API
@@ -480,10 +481,12 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
             server.send(message)
 
         def from_the_api(message: str | bytes) -> None:
-            if holding[0] and '"events"' in str(message):
-                held.append(str(message))  # a push: held up on its way
+            events = json.loads(message).get("events") or []
+            if holding[0] and any(e.get("audience", "public") == "public" for e in events):
+                held.append(str(message))  # a public push: its message group held up on its way
             else:
-                socket.send(message)  # the routes' answers: subscribed, the snapshots
+                socket.send(message)  # the routes' answers (subscribed, the snapshots), the player's own pushes
+                passed.extend(e["type"] for e in events)
 
         socket.on_message(from_the_page)
         server.on_message(from_the_api)
@@ -491,27 +494,80 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     open_table_through(h, player, table.table_id, through_the_test)
     page.wait_for_selector("#live:not(.off)")
     assert len(subscriptions) == 1 and page.query_selector(".status .badge") is None  # no round yet
-    # GIVEN the pushes to the page are held up, and a round opens
+    # the page's time stops: its timers fire only as the test moves its clock on
+    page.clock.pause_at((page.evaluate("Date.now()") + 100) / 1000)  # seconds since the epoch
+    # GIVEN the public pushes to the page are held up, and a round opens
     holding[0] = True
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
+    page.clock.fast_forward(10_000)
+    # AND 10 s later the player's own pushes still come (its bet, placed from another device)
+    h.players["dev"].post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "player", "amount": 100}]},
+                          idempotent=True)
+    wait_until(lambda: page.wait_for_timeout(50) or "bet-placed" in passed, timeout=30)
     page.wait_for_timeout(500)
-    assert page.query_selector(".status .badge") is None  # the page was not told
-    # WHEN the page hears nothing for 15 s
-    page.clock.fast_forward(15_000)
+    assert page.query_selector(".status .badge") is None and len(subscriptions) == 1  # not told of the round
+    # WHEN the page has heard no public event for 15 s (its own bet's push does not count)
+    page.clock.fast_forward(5_500)
     # THEN it asked for its table again on the same connection, and shows the round from its snapshot
+    wait_until(lambda: page.wait_for_timeout(50) or len(subscriptions) == 2, timeout=10)
     page.wait_for_selector(".status .badge", timeout=10_000)
-    assert len(connections) == 1 and len(subscriptions) == 2 and json.loads(subscriptions[1])["tables"] == [
-        table.table_id]
+    assert len(connections) == 1 and json.loads(subscriptions[1])["tables"] == [table.table_id]
     assert "off" not in (page.get_attribute("#live", "class") or "").split() and player.errors == []
-    # AND still hearing no push, it waits twice as long before it asks again: 30 s, not 15
+    # AND still hearing no public event, it waits twice as long before it asks again: 30 s, not 15
     page.clock.fast_forward(15_000)
     page.wait_for_timeout(500)
     assert len(subscriptions) == 2
-    page.clock.fast_forward(15_000)
+    page.clock.fast_forward(16_000)
     wait_until(lambda: page.wait_for_timeout(50) or len(subscriptions) == 3, timeout=10)
     void(h, started["round_id"])
     table.dealer.finish()
+
+
+def test_the_supervisor_console_that_hears_no_public_event_for_a_while_reads_the_paused_rounds_again(
+        h: Harness, pages: Any) -> None:
+    """The public pushes to the supervisor's console (every table: no snapshot to ask for) are held
+    up while the staff's come: after 15 s without a public event the console reads what is in play
+    and paused from the API, and lists the round that paused meanwhile."""
+    table = h.open_table(h.table("sup-quiet"), "baccarat", 28, cut_at=300)
+    supervisor = pages()
+    page = supervisor.page
+    page.clock.install()
+    held: list[str] = []
+    holding = [False]
+
+    def through_the_test(socket: Any) -> None:
+        server = socket.connect_to_server()
+        socket.on_message(server.send)
+
+        def from_the_api(message: str | bytes) -> None:
+            events = json.loads(message).get("events") or []
+            if holding[0] and any(e.get("audience", "public") == "public" for e in events):
+                held.extend(e["type"] for e in events)  # a public push: its message group held up on its way
+            else:
+                socket.send(message)
+
+        server.on_message(from_the_api)
+
+    page.route_web_socket(re.compile(r"^ws://"), through_the_test)
+    supervisor.sign_in("supervisor", "supervisor-quiet")
+    page.wait_for_selector("text=No round is paused.")
+    page.wait_for_selector("#live:not(.off)")  # subscribed to every table
+    page.clock.pause_at((page.evaluate("Date.now()") + 100) / 1000)  # its timers fire as the test says
+    # GIVEN the public pushes are held up, and a round pauses (a card scanned long before the
+    # countdown's end)
+    holding[0] = True
+    started = table.console.post(f"/tables/{table.table_id}/rounds")
+    table.devices.scan("7D")
+    wait_until(lambda: page.wait_for_timeout(50) or "round-paused" in held, timeout=30)
+    assert page.query_selector(f"[data-round='{started['round_id']}']") is None  # not told
+    # WHEN the console has heard no public event for 15 s
+    page.clock.fast_forward(15_500)
+    # THEN it lists the paused round, read from the API
+    page.wait_for_selector(f"[data-round='{started['round_id']}']", timeout=10_000)
+    assert supervisor.errors == []
+    h.supervisor.post(f"/rounds/{started['round_id']}/void", {"reason": "test over"})
+    wait_until(lambda: h.supervisor.get(f"/rounds/{started['round_id']}")["status"] == "voided", timeout=30)
 
 
 def test_a_seat_answer_that_comes_after_a_later_change_of_seats_is_not_shown(h: Harness, pages: Any) -> None:

@@ -177,11 +177,13 @@ export async function local(path, body, token) {
 }
 
 const SUBSCRIBE_WAIT = 10000;  // ms a subscription may go unanswered before it is asked for again
-// ms a subscribed connection may hear nothing before it asks for its tables' snapshots again: a
-// push held up on its way (its queue's message group waits for a failed delivery's visibility
-// timeout, minutes) or lost (its dead-letter queue) leaves the screen behind for this long at most.
-// Asked again and still nothing pushed, it waits twice as long each time, up to QUIET_MOST: a
-// table at rest costs a screen one subscription every two minutes, not four a minute.
+// ms a subscribed connection may hear no public event before it asks for its tables' snapshots
+// again: a push held up on its way (its queue's message group waits for a failed delivery's
+// visibility timeout, minutes) or lost (its dead-letter queue) leaves the screen behind for this
+// long at most. Only public events count: a player's own and the staff's come through groups of
+// their own, which may flow while the public one is held. Asked again and still no public event,
+// it waits twice as long each time, up to QUIET_MOST: a table at rest costs a screen one
+// subscription every two minutes, not four a minute.
 const QUIET = 15000;
 const QUIET_MOST = 120000;
 /** @type {Live[]} */
@@ -206,21 +208,25 @@ function showLive(owner, on, text) {
 
 // One WebSocket connection subscribed to `tables` (["*"]: every table, staff only). onEvent gets
 // each pushed event, onSnapshot each table's snapshot (at subscription, after a reconnect, and,
-// with catchUp, after QUIET ms without a message: the subscription is asked for again on the same
-// connection). A lobby of many tables does not catch up: each table's own page does.
+// with catchUp, after QUIET ms without a public event: the subscription is asked for again on the
+// same connection; onQuiet, if given, is called instead, for a page that reads its state itself).
+// A lobby of many tables does not catch up: each table's own page does.
 /**
  * @typedef {object} LiveHandlers
  * @property {(event: any) => void} [onEvent]
  * @property {(snapshot: any) => void} [onSnapshot]
  * @property {(subscribed: any) => void} [onOpen]
  * @property {boolean} [catchUp]
+ * @property {() => void} [onQuiet]
  */
 export class Live {
   /** @param {string[]} tables @param {LiveHandlers} [handlers] */
-  constructor(tables, { onEvent = () => {}, onSnapshot = () => {}, onOpen = () => {}, catchUp = true } = {}) {
+  constructor(tables, { onEvent = () => {}, onSnapshot = () => {}, onOpen = () => {}, catchUp = true,
+    onQuiet = undefined } = {}) {
     this.tables = tables;
     this.handlers = { onEvent, onSnapshot, onOpen };
     this.catchUp = catchUp;
+    this.onQuiet = onQuiet;
     this.quietFor = QUIET;
     this.closed = false;
     this.retry = 500;
@@ -250,14 +256,19 @@ export class Live {
       socket.send(JSON.stringify({ action: "subscribe", tables: this.tables }));
       unanswered = setTimeout(again, SUBSCRIBE_WAIT);
     };
-    // nothing heard for a while: the snapshots again (the subscription is counted once however
-    // often it is asked for); unanswered too, the page connects again
+    // no public event for a while: the snapshots again (the subscription is counted once however
+    // often it is asked for; unanswered, the page connects again), or the page's own reading
     const listen = () => {
       clearTimeout(quiet);
       if (!this.catchUp) return;
       quiet = setTimeout(() => {
         if (socket.readyState !== WebSocket.OPEN) return;
         this.quietFor = Math.min(this.quietFor * 2, QUIET_MOST);
+        if (this.onQuiet) {
+          this.onQuiet();
+          listen();
+          return;
+        }
         subscribed = false;
         subscribe();
       }, this.quietFor);
@@ -266,8 +277,9 @@ export class Live {
     socket.onmessage = (message) => {
       let data;
       try { data = JSON.parse(message.data); } catch { return; }
-      if (data.events) this.quietFor = QUIET;  // pushes come again: a short wait again
-      if (subscribed || data.type === "subscribed") listen();
+      const heard = (data.events || []).some((/** @type {any} */ e) => (e.audience ?? "public") === "public");
+      if (heard) this.quietFor = QUIET;  // public events come again: a short wait again
+      if (heard || data.type === "subscribed" || (subscribed && data.type === "snapshot")) listen();
       if (data.type === "subscribed") {
         subscribed = true;
         clearTimeout(unanswered);

@@ -169,19 +169,29 @@ export async function supervisorConsole(root, query) {
 
   // --- state at start, then the push ------------------------------------------------------------
   if (query.get("round")) history(query.get("round"));  // asked for by address: at once
+  // what is in play and what is paused, as the API says: at start, and again when no public event
+  // has come for a while (the push's messages may be held up on their way: api.js, Live)
+  const readState = async (/** @type {any[]} */ tables) => {
+    const inPlay = tables.filter((t) => t.round_id && !["settled", "voided", "betting"].includes(t.round_status));
+    // paused or not, the round says (the table's status is the round's last step): read side by side
+    const views = await Promise.all(inPlay.map((t) => api("GET", `/rounds/${encodeURIComponent(t.round_id)}`).catch(() => null)));
+    const before = [...paused.keys()].join();
+    playing.clear();
+    for (const table of tables) {
+      if (table.round_id && !["settled", "voided"].includes(table.round_status)) playing.set(table.table_id, table.round_id);
+    }
+    paused.clear();
+    for (const view of views) {
+      if (view?.paused) paused.set(view.round_id, { table_id: view.table_id, round_id: view.round_id,
+        reason: view.pause_reason, blocked_by: view.blocked || null });
+    }
+    if ([...paused.keys()].join() !== before) drawPaused();  // what a supervisor typed survives the same rounds
+    drawPlaying();
+  };
   const lobby = await api("GET", "/tables?limit=100");
   pickTable.replaceChildren(h("option", { value: "" }, t("sup.rounds-pick")),
     ...lobby.tables.map((table) => h("option", { value: table.table_id }, `${table.name || table.table_id} · ${gameName(table.game)}`)));
-  const inPlay = lobby.tables.filter((t) => t.round_id && !["settled", "voided", "betting"].includes(t.round_status));
-  for (const table of lobby.tables) {
-    if (table.round_id && !["settled", "voided"].includes(table.round_status)) playing.set(table.table_id, table.round_id);
-  }
-  // paused or not, the round says (the table's status is the round's last step): read side by side
-  const views = await Promise.all(inPlay.map((t) => api("GET", `/rounds/${encodeURIComponent(t.round_id)}`).catch(() => null)));
-  for (const view of views) {
-    if (view?.paused) paused.set(view.round_id, { table_id: view.table_id, round_id: view.round_id,
-      reason: view.pause_reason, blocked_by: view.blocked || null });
-  }
+  await readState(lobby.tables);
   const onEvent = (event) => {
     if (event.type === "device-event") return;
     const before = [...paused.keys()].join();
@@ -195,7 +205,9 @@ export async function supervisorConsole(root, query) {
     if ([...paused.keys()].join() !== before) drawPaused();  // what a supervisor typed survives other events
     drawPlaying(); drawFeed();
   };
-  const live = new Live(["*"], { onEvent, catchUp: false });  // every table has no snapshot to catch up from
+  // every table has no snapshot: the console reads what is in play and paused again instead
+  const onQuiet = () => { api("GET", "/tables?limit=100").then((fresh) => readState(fresh.tables)).catch(() => {}); };
+  const live = new Live(["*"], { onEvent, onQuiet });
   drawPaused(); drawPlaying(); drawFeed();
   return () => live.close();
 }
