@@ -524,6 +524,27 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     table.dealer.finish()
 
 
+def test_a_push_older_than_the_rounds_view_brings_back_nothing_the_view_left_behind(h: Harness, pages: Any) -> None:
+    """After the page caught up from a snapshot, the pushes that were held up arrive: a prompt older
+    than the view and the decision that answered it. The round's state on the page (``round.js``,
+    run in the page) shows no prompt for that seat; a prompt at the view's seq is shown."""
+    page = pages().sign_in("player", h.players["dev"].subject).page
+    shown = page.evaluate("""async () => {
+      const { RoundState } = await import(new URL("js/round.js", location.href).href);
+      const state = new RoundState(() => {}, { kind: "blackjack", seats: 3 });
+      const round = { round_id: "r1", table_id: "t1" };
+      state.setView({ ...round, game: "blackjack", status: "playing", seq: 7, expected: null,
+                      hands: { dealer: { cards: ["9S"] }, seats: {} } });
+      state.push({ ...round, type: "waiting-for", seq: 5, kind: "decision", seat: 2, delivery: "m1#0" });
+      state.push({ ...round, type: "decision-made", seq: 6, seat: 2, action: "stand", delivery: "m2#0" });
+      const late = state.expected();
+      state.push({ ...round, type: "waiting-for", seq: 7, kind: "decision", seat: 3, delivery: "m3#0" });
+      return { late, now: state.expected() };
+    }""")
+    assert shown["late"] is None
+    assert shown["now"]["seat"] == 3
+
+
 def test_the_supervisor_console_that_hears_no_public_event_for_a_while_reads_the_paused_rounds_again(
         h: Harness, pages: Any) -> None:
     """The public pushes to the supervisor's console (every table: no snapshot to ask for) are held

@@ -102,10 +102,13 @@ export class RoundState {
 }
 
 // Is this event already in a view of the round at `seq`? A card or a decision adds to the round's
-// events (its seq counts it); the other events only say what the round is now, and applying them
-// again, in order, gives the same state.
+// events (its seq counts it). The other events say what the round is at their seq: one below the
+// view's is older than the view (a push held up on its way, delivered after the page caught up
+// from a snapshot), and applying it would bring back what the view has left behind (a prompt
+// whose decision, already in the view, is skipped as covered); one at the view's seq, applied
+// again in order, gives the same state.
 function covered(event, seq) {
-  return ["card-dealt", "decision-made"].includes(event.type) && event.seq <= (seq ?? -1);
+  return event.seq < (seq ?? -1) || (["card-dealt", "decision-made"].includes(event.type) && event.seq <= (seq ?? -1));
 }
 
 function handsOf(view, play) {
