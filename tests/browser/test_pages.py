@@ -407,6 +407,12 @@ def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come
     table.dealer.finish()
 
 
+def public(events: list[dict[str, Any]]) -> bool:
+    """Does a pushed message carry a public event (its message group: a slot of the table's
+    watchers, not a player's own or the staff's)?"""
+    return any(e.get("audience", "public") == "public" for e in events)
+
+
 def open_table_through(h: Harness, player: Any, table_id: str, route: Callable[[Any], None]) -> None:
     """A player signs in and opens the table's page, its connections to the push API made from then
     on passing through ``route`` (Playwright's routing of a WebSocket)."""
@@ -482,7 +488,7 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
 
         def from_the_api(message: str | bytes) -> None:
             events = json.loads(message).get("events") or []
-            if holding[0] and any(e.get("audience", "public") == "public" for e in events):
+            if holding[0] and public(events):
                 held.append(str(message))  # a public push: its message group held up on its way
             else:
                 socket.send(message)  # the routes' answers (subscribed, the snapshots), the player's own pushes
@@ -563,7 +569,7 @@ def test_the_supervisor_console_that_hears_no_public_event_for_a_while_reads_the
 
         def from_the_api(message: str | bytes) -> None:
             events = json.loads(message).get("events") or []
-            if holding[0] and any(e.get("audience", "public") == "public" for e in events):
+            if holding[0] and public(events):
                 held.extend(e["type"] for e in events)  # a public push: its message group held up on its way
             else:
                 socket.send(message)
