@@ -94,7 +94,8 @@ def play(job: Job) -> Outcome:
 
 
 QUIET = 15.0
-"""Seconds a page hears nothing before it asks for its tables' snapshots again (``web/js/api.js``)."""
+"""Seconds a page hears no public event before it asks for its tables' snapshots again
+(``web/js/api.js``)."""
 
 
 def pushes(world: World) -> Counter[str]:
@@ -198,8 +199,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     if sent["delivered"]:
         lines.append(f"pushes to screens: {sent['delivered']} delivered, {sent['within 1 s']} within 1 s, "
                      f"{sent[f'after {QUIET:g} s']} after more than {QUIET:g} s (a failed delivery holds its "
-                     f"message group for the push queue's visibility timeout; a page that hears nothing for "
-                     f"{QUIET:g} s asks for its tables again), the latest after "
+                     f"message group for the push queue's visibility timeout; a page that hears no public event "
+                     f"for {QUIET:g} s asks for its tables again), the latest after "
                      f"{max(o.push_longest for o in outcomes):.0f} s; {sent['dead-lettered']} dead-lettered")
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
