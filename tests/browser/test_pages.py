@@ -407,10 +407,45 @@ def test_the_balance_shown_is_the_last_asked_for_whatever_order_the_answers_come
     table.dealer.finish()
 
 
-def public(events: list[dict[str, Any]]) -> bool:
-    """Does a pushed message carry a public event (its message group: a slot of the table's
-    watchers, not a player's own or the staff's)?"""
-    return any(e.get("audience", "public") == "public" for e in events)
+class PublicPushesHeld:
+    """A page's connections to the push API, through the test (Playwright's routing of a
+    WebSocket): what the page sends goes on, its subscriptions counted; what the API sends comes
+    through, but while ``holding`` a message carrying a public event is held back, as a held
+    message group of the push queue holds it (a slot of the table's watchers; a player's own
+    events and the staff's have groups of their own). The types of the events held and of those
+    that came through are kept."""
+
+    def __init__(self) -> None:
+        self.connections: list[Any] = []
+        self.subscriptions: list[str] = []
+        self.held: list[str] = []
+        self.passed: list[str] = []
+        self.holding = False
+
+    def __call__(self, socket: Any) -> None:  # each connection of the page to the push API
+        self.connections.append(socket)
+        server = socket.connect_to_server()
+
+        def from_the_page(message: str | bytes) -> None:
+            if '"subscribe"' in str(message):
+                self.subscriptions.append(str(message))
+            server.send(message)
+
+        def from_the_api(message: str | bytes) -> None:
+            events = json.loads(message).get("events") or []
+            if self.holding and any(e.get("audience", "public") == "public" for e in events):
+                self.held.extend(e["type"] for e in events)
+            else:
+                socket.send(message)  # the routes' answers (subscribed, the snapshots), the other pushes
+                self.passed.extend(e["type"] for e in events)
+
+        socket.on_message(from_the_page)
+        server.on_message(from_the_api)
+
+
+def pause_clock(page: Any) -> None:
+    """The page's time (its clock installed) stops: its timers fire only as the test moves it on."""
+    page.clock.pause_at((page.evaluate("Date.now()") + 100) / 1000)  # seconds since the epoch
 
 
 def open_table_through(h: Harness, player: Any, table_id: str, route: Callable[[Any], None]) -> None:
@@ -471,46 +506,21 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     player = pages()
     page = player.page
     page.clock.install()  # the page's timers: they run as a clock does, and can be moved on
-    connections: list[Any] = []
-    subscriptions: list[str] = []
-    held: list[str] = []
-    passed: list[str] = []
-    holding = [False]
-
-    def through_the_test(socket: Any) -> None:  # each connection of the page to the push API
-        connections.append(socket)
-        server = socket.connect_to_server()
-
-        def from_the_page(message: str | bytes) -> None:
-            if '"subscribe"' in str(message):
-                subscriptions.append(str(message))
-            server.send(message)
-
-        def from_the_api(message: str | bytes) -> None:
-            events = json.loads(message).get("events") or []
-            if holding[0] and public(events):
-                held.append(str(message))  # a public push: its message group held up on its way
-            else:
-                socket.send(message)  # the routes' answers (subscribed, the snapshots), the player's own pushes
-                passed.extend(e["type"] for e in events)
-
-        socket.on_message(from_the_page)
-        server.on_message(from_the_api)
-
-    open_table_through(h, player, table.table_id, through_the_test)
+    pushes = PublicPushesHeld()
+    subscriptions = pushes.subscriptions
+    open_table_through(h, player, table.table_id, pushes)
     page.wait_for_selector("#live:not(.off)")
     assert len(subscriptions) == 1 and page.query_selector(".status .badge") is None  # no round yet
-    # the page's time stops: its timers fire only as the test moves its clock on
-    page.clock.pause_at((page.evaluate("Date.now()") + 100) / 1000)  # seconds since the epoch
+    pause_clock(page)
     # GIVEN the public pushes to the page are held up, and a round opens
-    holding[0] = True
+    pushes.holding = True
     started = table.console.post(f"/tables/{table.table_id}/rounds")
-    wait_until(lambda: page.wait_for_timeout(50) or held, timeout=30)
+    wait_until(lambda: page.wait_for_timeout(50) or pushes.held, timeout=30)
     page.clock.fast_forward(10_000)
     # AND 10 s later the player's own pushes still come (its bet, placed from another device)
     h.players["dev"].post(f"/tables/{table.table_id}/bets", {"bets": [{"type": "player", "amount": 100}]},
                           idempotent=True)
-    wait_until(lambda: page.wait_for_timeout(50) or "bet-placed" in passed, timeout=30)
+    wait_until(lambda: page.wait_for_timeout(50) or "bet-placed" in pushes.passed, timeout=30)
     page.wait_for_timeout(500)
     assert page.query_selector(".status .badge") is None and len(subscriptions) == 1  # not told of the round
     # WHEN the page has heard no public event for 15 s (its own bet's push does not count)
@@ -518,7 +528,7 @@ def test_a_page_that_hears_nothing_for_a_while_asks_for_its_table_again_and_catc
     # THEN it asked for its table again on the same connection, and shows the round from its snapshot
     wait_until(lambda: page.wait_for_timeout(50) or len(subscriptions) == 2, timeout=10)
     page.wait_for_selector(".status .badge", timeout=10_000)
-    assert len(connections) == 1 and json.loads(subscriptions[1])["tables"] == [table.table_id]
+    assert len(pushes.connections) == 1 and json.loads(subscriptions[1])["tables"] == [table.table_id]
     assert "off" not in (page.get_attribute("#live", "class") or "").split() and player.errors == []
     # AND still hearing no public event, it waits twice as long before it asks again: 30 s, not 15
     page.clock.fast_forward(15_000)
@@ -560,33 +570,18 @@ def test_the_supervisor_console_that_hears_no_public_event_for_a_while_reads_the
     supervisor = pages()
     page = supervisor.page
     page.clock.install()
-    held: list[str] = []
-    holding = [False]
-
-    def through_the_test(socket: Any) -> None:
-        server = socket.connect_to_server()
-        socket.on_message(server.send)
-
-        def from_the_api(message: str | bytes) -> None:
-            events = json.loads(message).get("events") or []
-            if holding[0] and public(events):
-                held.extend(e["type"] for e in events)  # a public push: its message group held up on its way
-            else:
-                socket.send(message)
-
-        server.on_message(from_the_api)
-
-    page.route_web_socket(re.compile(r"^ws://"), through_the_test)
+    pushes = PublicPushesHeld()
+    page.route_web_socket(re.compile(r"^ws://"), pushes)
     supervisor.sign_in("supervisor", "supervisor-quiet")
     page.wait_for_selector("text=No round is paused.")
     page.wait_for_selector("#live:not(.off)")  # subscribed to every table
-    page.clock.pause_at((page.evaluate("Date.now()") + 100) / 1000)  # its timers fire as the test says
+    pause_clock(page)
     # GIVEN the public pushes are held up, and a round pauses (a card scanned long before the
     # countdown's end)
-    holding[0] = True
+    pushes.holding = True
     started = table.console.post(f"/tables/{table.table_id}/rounds")
     table.devices.scan("7D")
-    wait_until(lambda: page.wait_for_timeout(50) or "round-paused" in held, timeout=30)
+    wait_until(lambda: page.wait_for_timeout(50) or "round-paused" in pushes.held, timeout=30)
     assert page.query_selector(f"[data-round='{started['round_id']}']") is None  # not told
     # WHEN the console has heard no public event for 15 s
     page.clock.fast_forward(15_500)
