@@ -661,35 +661,21 @@ def test_card_events_delivered_twice_late_or_out_of_order_are_applied_once(h: Ha
     shoe.prepare(["9S", "8H", "KD", "KC"])  # naturals: four cards
     drawn = lambda: h.operator.get(f"/tables/{table}")["shoe"]["cards_drawn"]  # noqa: E731
     round_id = _open_round(h, table, {"ana": [{"type": "player", "amount": 500}]})
-    sent: list[str] = []
-
-    def scan(card: str, scan_id: str | None = None) -> str:
-        """The reader scans ``card`` (again, with its ``scan_id``); the event's id is kept: the
-        table events' queue is a standard queue, so the last event handled says nothing of the
-        others, and the test waits for each of them before it reads what they did."""
-        out = devices.scan(card, scan_id)
-        sent.append(devices.last_event_id)
-        return out
-
-    def all_dealt() -> None:
-        for event_id in sent:
-            assert h.stack.wait_handled(event_id, 30), f"event {event_id} not handled"
-
-    scans = [scan(shoe.draw(devices))]
-    scan("9S", scan_id=scans[0])  # delivered twice at once
-    scans += [scan(shoe.draw(devices)), scan(shoe.draw(devices))]
-    scan("8H", scan_id=scans[1])  # older scans again, newest first (out of order)
-    scan("9S", scan_id=scans[0])
-    all_dealt()
+    scans = [devices.scan(shoe.draw(devices))]
+    devices.scan("9S", scan_id=scans[0])  # delivered twice at once
+    scans += [devices.scan(shoe.draw(devices)), devices.scan(shoe.draw(devices))]
+    devices.scan("8H", scan_id=scans[1])  # older scans again, newest first (out of order)
+    devices.scan("9S", scan_id=scans[0])
+    h.dealt(devices)
     view = _view(h, round_id)
     assert view["hands"]["player"]["cards"] == ["9S", "KD"] and view["hands"]["banker"]["cards"] == ["8H"]
     assert view["paused"] is False
-    scans.append(scan(shoe.draw(devices)))
+    scans.append(devices.scan(shoe.draw(devices)))
     final = wait_for(lambda: (v := _view(h, round_id))["status"] == "settled" and v)
     before = drawn()
     for scan_id, card in zip(scans, ["9S", "8H", "KD", "KC"], strict=True):  # late: the round is over
-        scan(card, scan_id=scan_id)
-    all_dealt()
+        devices.scan(card, scan_id=scan_id)
+    h.dealt(devices)
     FIGURES["duplicate_deliveries"] += 7
     assert drawn() == before
     assert _view(h, round_id)["result"] == final["result"]

@@ -62,10 +62,12 @@ class Harness(Studio):
         self._watching.clear()
 
     def dealt(self, devices: TableDevices, timeout: float = 30.0) -> None:
-        """Wait until the dealing function has handled the devices' last event: the card's way from
-        the reader (the bus, a standard queue) is asynchronous, on AWS as here. The dealer does not
-        wait; a test that reads what the event did does."""
-        assert self.stack.wait_handled(devices.last_event_id, timeout), f"event {devices.last_event_id} not handled"
+        """Wait until the dealing function has handled every event the devices sent: the card's way
+        from the reader (the bus, a standard queue) is asynchronous, on AWS as here, and in no
+        order, so the last event handled says nothing of the others. The dealer does not wait; a
+        test that reads what the events did does."""
+        for event_id in devices.event_ids:
+            assert self.stack.wait_handled(event_id, timeout), f"event {event_id} not handled"
 
     def balance(self, name: str) -> int:
         player = self.players[name]

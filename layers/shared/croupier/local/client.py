@@ -89,6 +89,9 @@ class TableDevices:
         self.bus, self.table_id, self.reader_id = bus, table_id, reader_id
         self.sent = 0
         self.last_event_id = ""
+        self.event_ids: list[str] = []
+        """Every event's id, in the order sent: the table events' queue is a standard queue, so
+        the last one handled says nothing of the others."""
         self.last_seq = 0
         if next_seq is not None:
             with _READER_SEQS_LOCK:
@@ -108,6 +111,7 @@ class TableDevices:
             raise RuntimeError(f"event not accepted: {response}")
         self.sent += 1
         self.last_event_id = str(response["Entries"][0]["EventId"])
+        self.event_ids.append(self.last_event_id)
 
     def source_for(self, detail_type: str) -> str:
         """The bus source of this table's device that sends ``detail_type``."""
