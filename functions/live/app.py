@@ -3,7 +3,8 @@
 Each record's images (before and after a write) become events (croupier.app.live); each table's
 events are put on the bus (source ``croupier``, detail-type the event's type) and handed to the
 push queue: public events one message per slot of the table's watchers, a player's own or the
-staff's events one message naming just the watchers they reach (croupier.app.push). A failure is
+staff's events one message naming just the watchers they reach (croupier.app.push), whom the
+batch's records reach read once for all of them (``push.Reach``). A failure is
 reported per record, so that the stream retries from it, in order.
 """
 
@@ -23,7 +24,7 @@ metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
-def handle(record: DynamoDBRecord) -> dict[str, Any]:
+def handle(record: DynamoDBRecord, reach: push.Reach | None = None) -> dict[str, Any]:
     change = record.dynamodb
     if change is None:
         return {"events": 0}
@@ -39,7 +40,7 @@ def handle(record: DynamoDBRecord) -> dict[str, Any]:
     alerts.publish_all(events)
     # the message's id is the stream record's own (a retried record keeps it): unique per change,
     # the same on every redelivery, and nothing of the events it carries
-    sent = push.fan_out(table_id, events, push.message_id(record.event_id or change.sequence_number))
+    sent = push.fan_out(table_id, events, push.message_id(record.event_id or change.sequence_number), reach)
     logger.debug("events", extra={"table_id": table_id, "types": [e["type"] for e in events], "slots": sent})
     return {"events": len(events), "slots": sent}
 
@@ -48,4 +49,6 @@ def handle(record: DynamoDBRecord) -> dict[str, Any]:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=handle, processor=processor, context=context)
+    reach = push.Reach()  # whom the batch's events reach, read once for all of its records
+    return process_partial_response(event=event, record_handler=lambda record: handle(record, reach),
+                                    processor=processor, context=context)

@@ -201,6 +201,35 @@ def test_a_change_with_a_public_event_goes_to_the_slots_each_watcher_getting_wha
         slots_with_watchers(table) + slots_with_watchers(push.EVERY_TABLE))
 
 
+def test_a_batch_of_changes_reads_whom_they_reach_once_for_all_of_them(
+        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    table, recorded, aws = crowd["table"], crowd["recorded"], crowd["aws"]
+    # GIVEN three changes of the crowd table's shoe (shuffled, ready, closed), handed to the live
+    # function in one batch as the stream hands them
+    with aws.running():
+        game = store.game_table().name
+        aws.dynamo.take_records(game)
+        for phase in ("shuffled", "ready", "closed"):
+            record = store.load_table(table)
+            record.shoe = {"shoe_id": "shoe-batch", "phase": phase}
+            store.save(record)
+        records = aws.dynamo.take_records(game)
+    assert len(records) == 3
+    reads: list[str] = []
+    slots_watched = push.slots_watched
+    monkeypatch.setattr(push, "slots_watched", lambda watched: reads.append(watched) or slots_watched(watched))
+    sent_before = len(recorded.messages)
+    # WHEN the live function handles the batch
+    assert aws.invoke("live", {"Records": records}) == {"batchItemFailures": []}
+    # THEN each change went to every slot with watchers, of the table and of every table...
+    sent = recorded.messages[sent_before:]
+    per_change = slots_with_watchers(table) + slots_with_watchers(push.EVERY_TABLE)
+    assert len(sent) == 3 * per_change and len({body["id"] for _, body in sent}) == 3
+    assert sorted({body["events"][0]["type"] for _, body in sent}) == ["shoe-closed", "shoe-ready", "shoe-shuffled"]
+    # ...and the slots were read once for the batch, not once per change
+    assert sorted(reads) == sorted([table, push.EVERY_TABLE])
+
+
 def test_leaving_a_table_forgets_the_watch_for_every_audience(crowd: dict[str, Any]) -> None:
     table = crowd["leave"]
     watch("conn-leaver", Identity("leaver", "player", "real", None), table)

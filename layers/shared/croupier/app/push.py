@@ -347,30 +347,62 @@ def audience_watchers(watched: str, audience: tuple[str, str]) -> list[Watcher]:
     return list(store.watches(watched, prefix, consistent=True))
 
 
-def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None) -> int:
+def slots_watched(watched: str) -> list[int]:
+    """The slots of ``watched`` (a table, or every table) that have watchers."""
+    counts = store.get(store.game_table(), keys.slots_key(watched)) or {}
+    return [int(name[4:]) for name, count in sorted(counts.items()) if name.startswith("slot") and int(count) > 0]
+
+
+class Reach:
+    """Whom a batch of changes reaches: each table's slots with watchers and each audience's
+    watchers, read when first needed and then kept for the rest of the batch (one invocation of
+    the live function).
+
+    Reading once per batch reaches every screen that reading per change would: every change of
+    the batch was committed before the batch was handed over, so before the first read. A screen
+    whose watch is made after that read missed none of the batch's events, because its snapshot,
+    read after its watch was made, already shows every change of the batch."""
+
+    def __init__(self) -> None:
+        self._slots: dict[str, list[int]] = {}
+        self._audiences: dict[tuple[str, str, str], list[Watcher]] = {}
+
+    def slots(self, watched: str) -> list[int]:
+        if watched not in self._slots:
+            self._slots[watched] = slots_watched(watched)
+        return self._slots[watched]
+
+    def watchers(self, watched: str, audience: tuple[str, str]) -> list[Watcher]:
+        key = (watched, *audience)
+        if key not in self._audiences:
+            self._audiences[key] = audience_watchers(watched, audience)
+        return self._audiences[key]
+
+
+def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None,
+            reach: Reach | None = None) -> int:
     """Hand a table's events to the push queue, for this table's watchers and for the screens
     watching every table, each message with the id ``message`` (see :func:`message_id`; a fresh
     one if None). Public events: one message per slot with watchers (message group
     ``watched:slot``). Events for the staff or for one player only: one message naming the
     watchers they reach (group ``watched:staff`` or ``watched:player:<subject>``), none when
-    nobody of that audience watches. Returns the messages sent."""
+    nobody of that audience watches. Whom they reach is read through ``reach`` (the batch's
+    :class:`Reach`; a fresh one if None). Returns the messages sent."""
     if not events or not settings().push_queue_url:
         return 0
     body = {"table_id": table_id, "id": message or message_id(None), "events": events}
     entries: list[tuple[str, dict[str, Any]]] = []
     audience = audience_of(events)
+    reach = reach or Reach()
     for watched in (table_id, EVERY_TABLE):
         if audience is not None:
-            reached = audience_watchers(watched, audience)
+            reached = reach.watchers(watched, audience)
             group = f"{watched}:{audience[0]}" + (f":{audience[1]}" if audience[1] else "")
             entries.extend((group, {"watched": watched,
                                     "to": [w.attributes() for w in reached[i:i + TARGETED_PER_MESSAGE]]})
                            for i in range(0, len(reached), TARGETED_PER_MESSAGE))
             continue
-        counts = store.get(store.game_table(), keys.slots_key(watched)) or {}
-        for name, count in sorted(counts.items()):
-            if name.startswith("slot") and int(count) > 0:
-                entries.append((f"{watched}:{int(name[4:])}", {"watched": watched, "slot": int(name[4:])}))
+        entries.extend((f"{watched}:{slot}", {"watched": watched, "slot": slot}) for slot in reach.slots(watched))
     for start in range(0, len(entries), 10):
         batch = entries[start:start + 10]
         _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
