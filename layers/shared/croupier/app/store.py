@@ -612,6 +612,7 @@ def record_device_event(entry: LogEntry, seq: tuple[str, int] | None = None) -> 
     under another key, goes into the log marked ``out_of_sequence`` (the dealing refuses it). An
     event without ``seq`` (the dealer console's) is appended as it arrives."""
     name, table_id = settings().game_table, entry.table_id
+    written: list[dict[str, Any]] = []  # the head this call wrote, once it placed its event
 
     def attempt() -> int | None:
         head = log_head(table_id)
@@ -626,15 +627,18 @@ def record_device_event(entry: LogEntry, seq: tuple[str, int] | None = None) -> 
                 recorded = replace(entry, out_of_sequence=f"reader {reader}'s event #{number} comes after its #{last}")
             else:
                 placed[reader] = number
-        return _append(head, placed, [
+        n = _append(head, placed, [
             {"Put": {"TableName": name, "ConditionExpression": "attribute_not_exists(pk)",
                      "Item": {**once_key(table_id, entry.key), "n": int(head.get("count", 0)) + 1, "at": entry.at,
                               "expires_at": entry.at // 1000 + ONCE_MARKER_DAYS * 86400}}}], recorded)
+        if n:
+            written.append({"count": n, "seqs": placed})
+        return n
 
     n = until_it_wins(attempt, lost=_Moved, attempts=20,
                       busy=lambda: Conflict(f"the device log of table {table_id} is busy"))
     if seq is not None:
-        _take_waiting(table_id, seq[0])
+        _take_waiting(table_id, seq[0], written[0] if written else None)
     return n
 
 
@@ -686,15 +690,19 @@ def _wait(entry: LogEntry, reader: str, number: int) -> int | None:
     return 0
 
 
-def _take_waiting(table_id: str, reader: str) -> None:
+def _take_waiting(table_id: str, reader: str, written: dict[str, Any] | None = None) -> None:
     """Move the reader's events that wait for the number after its last placed one into the log, in
     order, each in one transaction with its marker (whoever comes first moves each one; the others
     find it gone). Called after every event of the reader, whatever became of it: a caller that
     died between placing a number and moving the ones after it leaves them to the next event (or
-    the next delivery of the same one)."""
+    the next delivery of the same one).
+
+    ``written``: the head the caller just wrote, taken for the first pass instead of reading it
+    (the common case, a scan in its reader's order, then costs one read: is the next one waiting?).
+    Had the log moved since, the move is refused on the head's count, and the log read again."""
     name = settings().game_table
     for _ in range(LOG_BATCH * 20):  # a bound, never reached: each pass moves one event, or returns
-        head = log_head(table_id)
+        head, written = written if written is not None else log_head(table_id), None
         placed = dict(head.get("seqs") or {})
         number = int(placed.get(reader, 0)) + 1
         waiting = get(game_table(), waiting_key(table_id, reader, number))
