@@ -1051,6 +1051,8 @@ class World:
     def _next_round(self, table: TableAtWorld, physical: PhysicalRound) -> None:
         rnd = self._round_item(physical.round_id)
         if rnd.get("status") not in FINISHED:
+            if rnd.get("paused"):  # a card after the round's last one paused it: the console lists it
+                self._supervise(physical, rnd)
             self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer watches {physical.round_id}",
                     lambda: self._next_round(table, physical))
             return
