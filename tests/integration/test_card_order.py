@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import dealing, store
+from croupier.app import dealing, keys, store
 from croupier.app.events import READER
 from croupier.app.records import LogEntry
 from croupier.local.client import reader_seq, wait_until
@@ -94,6 +94,19 @@ def test_events_left_waiting_by_a_caller_that_died_are_moved_by_the_next_one(
     assert store.record_device_event(scans[4][1], (reader, 4)) == 0  # it came after #2
     assert [e.seq for e in store.log_entries(table)] == [1, 2, 3, 4]
     assert store.waiting_events(table) == []
+
+
+def test_a_scan_in_its_readers_order_reads_the_log_head_once(stack: LocalStack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GIVEN a reader's #1 in the log, WHEN its #2 comes, THEN placing it reads the head once, and
+    looking for a #3 waiting after it takes the head just written: one read of where #3 would wait."""
+    table = f"reads-{uuid.uuid4().hex[:8]}"
+    reader = f"reader-{table}"
+    store.record_device_event(_scan(table, 1)[1], (reader, 1))
+    read: list[dict[str, str]] = []
+    get = store.get
+    monkeypatch.setattr(store, "get", lambda on, key, **kwargs: read.append(key) or get(on, key, **kwargs))
+    assert store.record_device_event(_scan(table, 2)[1], (reader, 2)) == 2
+    assert read == [keys.log_head_key(table), keys.waiting_key(table, reader, 3)]
 
 
 def test_a_number_used_before_by_another_scan_is_kept_and_marked(stack: LocalStack) -> None:
