@@ -96,7 +96,8 @@ def test_events_left_waiting_by_a_caller_that_died_are_moved_by_the_next_one(
     assert store.waiting_events(table) == []
 
 
-def test_a_scan_in_its_readers_order_reads_the_log_head_once(stack: LocalStack, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scan_in_its_readers_order_reads_the_log_head_once(stack: LocalStack,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """GIVEN a reader's #1 in the log, WHEN its #2 comes, THEN placing it reads the head once, and
     looking for a #3 waiting after it takes the head just written: one read of where #3 would wait."""
     table = f"reads-{uuid.uuid4().hex[:8]}"
