@@ -34,6 +34,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     rates = {kind: min(1.0, 5 * chance) for kind, chance in DEFAULT_RATES.items()}
     # WHEN two tables play 40 rounds
     played = world("kept/4", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)  # "kept/2" resumed no round
+    # this seed's world pauses rounds and its supervisor resumes some (paused after their last card too)
     # THEN every round finished (those a lost answer opened too), every invariant held, and the
     # faults happened
     assert played.violations == [], [v.detail for v in played.violations]
