@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from croupier.app import settlement, store, workflow
+from croupier.app import dealing, settlement, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 from tests.support.patching import in_this_thread
 
-AS_FOUND = {"failed-scan": 0.0}
+AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -359,17 +359,37 @@ def test_every_round_ends_when_one_invocation_in_three_dies_after_a_store_call()
     assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
 
 
-def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_card() -> None:
+def told(played: World, words: str) -> int:
+    """How many of the world's stored items (rounds with their pauses, log entries with why they
+    were not taken) say ``words``."""
+    return sum(words in repr(item) for item in played.dynamo.items(played._settings().game_table))
+
+
+def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_card(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # found by ``croupier chaos --rounds 1000 --seed 1`` (world 1/3, round 12): a card scanned as the
     # supervisor voided its round reached the dealing function after the next round opened, and
-    # was dealt into that round's first hand. This world (many voids, many late deliveries) shows
-    # it without the fix; the card now pauses that round instead: it was sent before the round
-    # opened (the bus event's time says so)
-    played = World("late-card/1", Plan(dict(DEFAULT_RATES, **{"void": 0.1, "late-delivery": 0.1}, **AS_FOUND)),
-                   rounds=40, tables=2, players=3)
-    played.run()
-    assert [v.detail for v in played.violations] == []
-    assert played.faults.injected["void"] > 0 and played.faults.injected["late-delivery"] > 0
+    # was dealt into that round's first hand. The card now pauses that round instead: it was sent
+    # before the round opened (the bus event's time says so). The world kept until 2026-12-06
+    # (voids and late deliveries at 0.1) no longer brought a card that far; this one does, its
+    # devices' events now and then first delivered after the queue's visibility timeout
+    def played(rule: Any = None) -> World:
+        if rule is not None:
+            in_this_thread(monkeypatch).setattr(dealing, "_sent_before", rule)
+        world = World("late-card/1", Plan(DEFAULT_RATES | AS_FOUND | {"void": 0.2, "redelivery": 0.05}),
+                      rounds=30, tables=2, players=3, screens=False)
+        world.run()
+        return world
+
+    # GIVEN a world whose late cards of voided rounds reach the next round after its betting closed
+    # WHEN it plays with the rule, THEN no violation, and the rule paused rounds
+    kept = played()
+    assert [v.detail for v in kept.violations] == []
+    assert kept.faults.injected["void"] > 0 and kept.faults.injected["redelivery"] > 0
+    assert told(kept, "was scanned before round") >= 1
+    # WHEN the same world plays without the rule, THEN a late card lands in a hand it was not dealt to
+    without = played(lambda entry, moment: False)
+    assert any(v.invariant == "hands" for v in without.violations), [v.detail for v in without.violations]
 
 
 def test_found_a_late_card_of_an_earlier_round_is_not_a_pok_deng_rounds_burn_card() -> None:

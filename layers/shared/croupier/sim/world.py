@@ -113,10 +113,12 @@ FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer"
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
 of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan")
+                "failed-scan", "redelivery")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
-supervisor voids a round, the reader fails to read a card (and the dealer scans it again)."""
+supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
+device's event first reaches the dealing function only after the devices' queue's visibility
+timeout (its first receive lost, as a batch whose invocation died before it recorded anything)."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
@@ -129,7 +131,7 @@ each pause is drawn up to it."""
 DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
-    "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01,
+    "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -177,7 +179,7 @@ class Invocation:
     calls: int = 0
 
 
-APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i"}
+APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -359,6 +361,9 @@ class World:
         faults): with none, a world plays as it did before they were simulated."""
         self.reader_ids = random.Random(f"{seed}:reader-ids")
         self.interleavings = self._apart("interleave", f"{seed}:interleavings")
+        self.deliveries = self._apart("delivery", f"{seed}:deliveries")
+        """Which device events first arrive after the devices' queue's visibility timeout, drawn
+        apart: with none, a world plays as it did before they were simulated."""
         """Where an invocation pauses for the world's next step, drawn apart: with none, a world plays
         as it did before invocations ran at once."""
         self.paused: Invocation | None = None
@@ -630,9 +635,9 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, then ``i`` and their numbers)."""
-        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings)
-                for d in faults.labelled()]
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, then ``d`` and their numbers)."""
+        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
+                                 self.deliveries) for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
@@ -1092,6 +1097,10 @@ class World:
             message = next(m for m in self.queue.messages if m.id == message_id)
             late = self.rng if faults is self.faults else faults.rng  # the world's own draws as they were
             message.visible_at = self.clock.monotonic() + late.uniform(0.5, 5.0)
+        if self.deliveries.roll("redelivery", kind) is not None:
+            self.deliveries.happened("redelivery")
+            message = next(m for m in self.queue.messages if m.id == message_id)
+            message.visible_at = max(message.visible_at, self.clock.monotonic() + self.queue.visibility_timeout)
         self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
     # --- the dealing function's queue -----------------------------------------------------------
