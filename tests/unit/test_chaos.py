@@ -45,7 +45,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                 "failed-scan", "interleave"):
+                 "failed-scan", "redelivery", "interleave"):
         assert injected[kind] > 0, kind
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
 

@@ -361,11 +361,11 @@ class World:
         faults): with none, a world plays as it did before they were simulated."""
         self.reader_ids = random.Random(f"{seed}:reader-ids")
         self.interleavings = self._apart("interleave", f"{seed}:interleavings")
+        """Where an invocation pauses for the world's next step, drawn apart: with none, a world plays
+        as it did before invocations ran at once."""
         self.deliveries = self._apart("delivery", f"{seed}:deliveries")
         """Which device events first arrive after the devices' queue's visibility timeout, drawn
         apart: with none, a world plays as it did before they were simulated."""
-        """Where an invocation pauses for the world's next step, drawn apart: with none, a world plays
-        as it did before invocations ran at once."""
         self.paused: Invocation | None = None
         """The invocation paused while a step runs (one at a time)."""
         self.interleaved_error: Exception | None = None
