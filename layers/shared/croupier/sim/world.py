@@ -797,8 +797,8 @@ class World:
             first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
         if self.faults.roll("void", round_id) is not None:
-            # up to 3 s into the dealing after betting: a round is not voided while betting is open
-            # (a Pok Deng round's cards come while it is: its void may come up to 3 s after the close)
+            # any time from the opening to 3 s into the dealing (a void while betting is open is
+            # refused); a Pok Deng round's cards come while betting is open: up to 3 s after its close
             until = (closes_at if self.game == "pok-deng" else first) + 3.0
             self.at(self.rng.uniform(self.clock.monotonic(), until), f"{round_id}: supervisor voids",
                     lambda: self._void(round_id))
