@@ -1095,15 +1095,17 @@ class World:
                  "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock.time())),
                  "region": REGION, "resources": [], "detail": detail}
         message_id = self.queue.send(json.dumps(event))
-        if faults.roll("late-delivery", kind) is not None:
-            faults.happened("late-delivery")
+        late = faults.roll("late-delivery", kind) is not None
+        redelivered = self.deliveries.roll("redelivery", kind) is not None
+        if late or redelivered:
             message = next(m for m in self.queue.messages if m.id == message_id)
-            late = self.rng if faults is self.faults else faults.rng  # the world's own draws as they were
-            message.visible_at = self.clock.monotonic() + late.uniform(0.5, 5.0)
-        if self.deliveries.roll("redelivery", kind) is not None:
-            self.deliveries.happened("redelivery")
-            message = next(m for m in self.queue.messages if m.id == message_id)
-            message.visible_at = max(message.visible_at, self.clock.monotonic() + self.queue.visibility_timeout)
+            if late:
+                faults.happened("late-delivery")
+                draws = self.rng if faults is self.faults else faults.rng  # the world's own draws as they were
+                message.visible_at = self.clock.monotonic() + draws.uniform(0.5, 5.0)
+            if redelivered:
+                self.deliveries.happened("redelivery")
+                message.visible_at = max(message.visible_at, self.clock.monotonic() + self.queue.visibility_timeout)
         self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
     # --- the dealing function's queue -----------------------------------------------------------
