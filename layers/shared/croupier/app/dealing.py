@@ -301,9 +301,7 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
     card, shoe, rnd = str(entry.card), step.shoe, step.rnd
     if shoe is None:
         return _not_taken(step, entry, "no shoe at this table: shuffle first", count=False)
-    if shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at):
-        # delivered late (or again) after the next shoe was shuffled: a card of an earlier shoe,
-        # which this one's count (and its burn) must not take
+    if _sent_before_shuffle(entry, shoe):
         return _not_taken(step, entry, f"{step.named(entry)} was scanned before shoe {shoe.shoe_id} was shuffled",
                           count=False)
     phase = shoe.phase
@@ -364,6 +362,12 @@ def _card(step: _Pass, entry: LogEntry) -> bool:
     step.done(entry, LogState.TAKEN, use="round", round_id=rnd.round_id, hand=expected.hand,
               face_up=expected.face_up, shoe_id=shoe.shoe_id)
     return True
+
+
+def _sent_before_shuffle(entry: LogEntry, shoe: Shoe) -> bool:
+    """Whether ``entry`` was sent before ``shoe`` was shuffled: a card of an earlier shoe,
+    delivered late (or again), which this shoe's count (and its burn) must not take."""
+    return shoe.shuffled_at is not None and _sent_before(entry, shoe.shuffled_at)
 
 
 def _sent_before(entry: LogEntry, moment_ms: int) -> bool:

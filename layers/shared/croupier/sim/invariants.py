@@ -19,12 +19,14 @@ When a round finishes:
   without its cancel);
 - the hands hold exactly the cards the dealer dealt them, in order (a voided round: the cards it
   took are the first ones dealt), and no stray scan is among them;
+- its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
+  earlier shoe, or one scan counted twice, would: a real copy is refused later);
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
 - it finished within the bound its timers give after its betting closed.
 
 At the end of the run:
 - every round opened is finished, every workflow execution ended well, nothing is left in the
-  devices' queue;
+  devices' queue; each table's shoe counts no card more times than it was drawn;
 - money is conserved to the unit: the wallets hold what was deposited, less the stakes, plus the
   credits; the house's result is the stakes less the payouts of the closed bets;
 - the operator's seamless wallet: no call to it is left unsent, each call holds there what
@@ -318,6 +320,7 @@ class Invariants:
         bets = self.round_bets(round_id)
         physical = world.physical.get(round_id)
         cards = [str(e["card"]) for e in rnd.get("events", []) if "card" in e]
+        self.shoe_counted(str(rnd["table_id"]), round_id)
         if physical is not None:
             dealt = physical.cards
             if (cards != dealt[:len(cards)]) if voided else (cards != dealt):
@@ -370,6 +373,20 @@ class Invariants:
             if bet_id in expected and expected[bet_id] != paid:
                 self.violation("settlement", f"bet {bet_id} ({bet['type']} {bet['amount']}) paid {paid}; the cards "
                                              f"dealt pay {expected[bet_id]}", round_id)
+
+    def shoe_counted(self, table_id: str, round_id: str | None = None) -> None:
+        """The table's shoe, as the application counts it, against the dealer's physical shoe of
+        the same id: no card counted more times than it was drawn."""
+        physical = self.world.tables[table_id].shoe
+        shown = (self.world.dynamo.peek(settings().game_table, keys.table_key(table_id)) or {}).get("shoe") or {}
+        if physical is None or shown.get("shoe_id") != physical.shoe_id:
+            return  # the dealer's new shoe is not shown yet: the old one is gone from the table
+        self.checked["shoe"] += 1
+        counts = {card: int(n) for card, n in (shown.get("counts") or {}).items()}
+        over = {card: (n, physical.drawn[card]) for card, n in sorted(counts.items()) if n > physical.drawn[card]}
+        if over:
+            said = ", ".join(f"{card} {n} times (drawn {drawn})" for card, (n, drawn) in over.items())
+            self.violation("shoe", f"table {table_id}'s shoe {physical.shoe_id} counts {said}", round_id)
 
     @staticmethod
     def _not_dealt(rnd: dict[str, Any], bet: dict[str, Any], physical: Any) -> bool:
@@ -426,6 +443,8 @@ class Invariants:
                                            f"{': ' + str(execution.error) if execution.error else ''}", name)
         if world.queue.messages:
             self.violation("liveness", f"{len(world.queue.messages)} device events never left the queue")
+        for table_id in sorted(world.tables):
+            self.shoe_counted(table_id)
         # a device event dead-lettered after its receives ran out is the operators' alarm, not a loss
         # of money: its round waited for the card, paused and was voided (checked above)
         self.checked["dead-letters"] += 1

@@ -264,10 +264,13 @@ class Shoe:
         rng.shuffle(self.cards)
         self.position, self.shoe_id, self.cut_reported = 0, f"shoe-{number}", False
         self.rounds_after_cut = 0
+        self.drawn: Counter[str] = Counter()
+        """Each card drawn from this shoe, and how many times (cards passed over are not)."""
 
     def draw(self) -> str:
         card = self.cards[self.position]
         self.position += 1
+        self.drawn[card] += 1
         return card
 
 
