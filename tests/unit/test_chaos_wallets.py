@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import seamless, wallets
+from croupier.app import keys, seamless, wallets
 from croupier.sim.chaos import Job, Outcome, report, spareable
 from croupier.sim.operator import WALLET_FAULTS
 from croupier.sim.world import DEFAULT_RATES, Plan, World
@@ -184,3 +184,7 @@ def test_found_a_raised_bet_keeps_the_debits_of_each_request() -> None:
                    rounds=14, tables=4, players=4, game="blackjack", seamless=1, screens=False)
     played.run()
     assert [v.detail for v in played.violations] == []
+    # the world still raises a bet on the operator's wallet: one bet holds the debits of two requests
+    raised = [item for item in played.dynamo.items(played._settings().game_table)
+              if keys.kind_of(item) == "bet" and item.get("operator") and len(item.get("debits") or []) == 2]
+    assert raised, "no bet was raised: the world no longer plays the defect's scenario"
