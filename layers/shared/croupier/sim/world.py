@@ -124,6 +124,12 @@ RACE_FAULTS = ("interleave",)
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
 where it paused, as invocations run at once on AWS, each in its own environment."""
 FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS + RACE_FAULTS
+VOID_WINDOW: dict[str, tuple[float | None, float]] = {
+    "baccarat": (1.0, 3.0), "blackjack": (1.0, 20.0), "deluxe-blackjack": (1.0, 20.0), "pok-deng": (None, 3.0)}
+"""When a supervisor's void comes, per game: from this many seconds before betting closes (None:
+from the opening), to this many after the first card (Pok Deng: after betting closes, its cards
+come while betting is open). A void while betting is open is refused, so most come while the
+round is dealt: a blackjack round's over its players' decisions and windows too."""
 INTERLEAVE_WITHIN = 0.5
 """The longest pause of an invocation at a store call (a slow call, a busy environment), in seconds;
 each pause is drawn up to it."""
@@ -800,11 +806,10 @@ class World:
             first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
         if self.faults.roll("void", round_id) is not None:
-            # any time from the opening to 3 s into the dealing (a void while betting is open is
-            # refused); a Pok Deng round's cards come while betting is open: up to 3 s after its close
-            until = (closes_at if self.game == "pok-deng" else first) + 3.0
-            self.at(self.rng.uniform(self.clock.monotonic(), until), f"{round_id}: supervisor voids",
-                    lambda: self._void(round_id))
+            since, until = VOID_WINDOW[self.game]
+            start = self.clock.monotonic() if since is None else closes_at - since
+            self.at(self.rng.uniform(start, (closes_at if self.game == "pok-deng" else first) + until),
+                    f"{round_id}: supervisor voids", lambda: self._void(round_id))
 
     def _opened_anyway(self, table: TableAtWorld) -> dict[str, Any] | None:
         """The round the console shows open although its "open round" failed (the function died
