@@ -18,7 +18,7 @@ from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 from tests.support.patching import in_this_thread
 
-AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0}
+AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -45,8 +45,9 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                 "failed-scan", "redelivery", "interleave"):
+                 "failed-scan", "redelivery", "supervisor-pause", "interleave"):
         assert injected[kind] > 0, kind
+    assert told(played, "paused by the simulation's supervisor") >= 1  # a pause tried while betting is refused
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
 
 

@@ -113,22 +113,24 @@ FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer"
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
 of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan", "redelivery")
+                "failed-scan", "redelivery", "supervisor-pause")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
 device's event first reaches the dealing function only after the devices' queue's visibility
-timeout (its first receive lost, as a batch whose invocation died before it recorded anything)."""
+timeout (its first receive lost, as a batch whose invocation died before it recorded anything), the
+supervisor pauses a round being dealt (the dealer stops; the supervisor resumes it or leaves it to
+its timer, as any paused round)."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
 where it paused, as invocations run at once on AWS, each in its own environment."""
 FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS + RACE_FAULTS
-VOID_WINDOW: dict[str, tuple[float | None, float]] = {
+SUPERVISOR_WINDOW: dict[str, tuple[float | None, float]] = {
     "baccarat": (1.0, 3.0), "blackjack": (1.0, 20.0), "deluxe-blackjack": (1.0, 20.0), "pok-deng": (None, 3.0)}
-"""When a supervisor's void comes, per game: from this many seconds before betting closes (None:
+"""When a supervisor's void (or pause) comes, per game: from this many seconds before betting closes (None:
 from the opening), to this many after the first card (Pok Deng: after betting closes, its cards
-come while betting is open). A void while betting is open is refused, so most come while the
+come while betting is open). A void or a pause while betting is open is refused, so most come while the
 round is dealt: a blackjack round's over its players' decisions and windows too."""
 INTERLEAVE_WITHIN = 0.5
 """The longest pause of an invocation at a store call (a slow call, a busy environment), in seconds;
@@ -138,6 +140,7 @@ DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
+    "supervisor-pause": 0.01,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -185,7 +188,7 @@ class Invocation:
     calls: int = 0
 
 
-APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d"}
+APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -375,6 +378,9 @@ class World:
         self.deliveries = self._apart("delivery", f"{seed}:deliveries")
         """Which device events first arrive after the devices' queue's visibility timeout, drawn
         apart: with none, a world plays as it did before they were simulated."""
+        self.supervision = self._apart("supervisor", f"{seed}:supervision")
+        """Which rounds the supervisor pauses, and when, drawn apart: with none, a world plays as it
+        did before they were simulated."""
         self.paused: Invocation | None = None
         """The invocation paused while a step runs (one at a time)."""
         self.interleaved_error: Exception | None = None
@@ -644,9 +650,10 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, then ``d`` and their numbers)."""
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, then ``p`` and their
+        numbers)."""
         return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
-                                 self.deliveries) for d in faults.labelled()]
+                                 self.deliveries, self.supervision) for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
@@ -805,11 +812,14 @@ class World:
         else:
             first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
+        since, until = SUPERVISOR_WINDOW[self.game]
+        start = self.clock.monotonic() if since is None else closes_at - since
+        until += closes_at if self.game == "pok-deng" else first
         if self.faults.roll("void", round_id) is not None:
-            since, until = VOID_WINDOW[self.game]
-            start = self.clock.monotonic() if since is None else closes_at - since
-            self.at(self.rng.uniform(start, (closes_at if self.game == "pok-deng" else first) + until),
-                    f"{round_id}: supervisor voids", lambda: self._void(round_id))
+            self.at(self.rng.uniform(start, until), f"{round_id}: supervisor voids", lambda: self._void(round_id))
+        if self.supervision.roll("supervisor-pause", round_id) is not None:
+            self.at(self.supervision.rng.uniform(start, until), f"{round_id}: supervisor pauses",
+                    lambda: self._pause(round_id))
 
     def _opened_anyway(self, table: TableAtWorld) -> dict[str, Any] | None:
         """The round the console shows open although its "open round" failed (the function died
@@ -886,6 +896,17 @@ class World:
             self.invoke("tables", lambda: supervision.void(round_id, "voided by the simulation's supervisor"))
         except (CroupierError, Failure) as refused:
             self.note(f"  void refused: {refused}")
+
+    def _pause(self, round_id: str) -> None:
+        """The supervisor pauses the round (the dealer stops at the next card); it is then resumed,
+        or left to its timer, as any paused round (:meth:`_supervise`)."""
+        from ..app import supervision
+
+        self.supervision.happened("supervisor-pause")
+        try:
+            self.invoke("tables", lambda: supervision.pause(round_id, "paused by the simulation's supervisor"))
+        except (CroupierError, Failure) as refused:
+            self.note(f"  pause refused: {refused}")
 
     # --- the dealer and the reader --------------------------------------------------------------
 
