@@ -22,7 +22,8 @@ When a round finishes:
 - its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
   earlier shoe, or one scan counted twice, would: a real copy is refused later);
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
-- it finished within the bound its timers give after its betting closed.
+- it finished within the bound its timers give after its betting closed (longer by the time a
+  function was out: ``outage``).
 
 At the end of the run:
 - every round opened is finished, every workflow execution ended well, nothing is left in the
@@ -331,7 +332,9 @@ class Invariants:
             resumes = sum(1 for event in rnd.get("history") or [] if event.get("resume"))
             rules = store.round_rules(RoundRecord.from_item(rnd))
             pause_void = int(rules.get("timers", {}).get("pause_void", 600))
-            bound = physical.closes_at + (resumes + 1) * 2 * pause_void + SLACK_SECONDS
+            # and the time a function was out: nothing of the round can run then
+            out = world.out_between(physical.closes_at, world.clock.monotonic())
+            bound = physical.closes_at + (resumes + 1) * 2 * pause_void + SLACK_SECONDS + out
             if world.clock.monotonic() > bound:
                 late = world.clock.monotonic() - physical.closes_at
                 self.violation("liveness", f"round {round_id} finished {late:.0f} s "

@@ -107,11 +107,14 @@ BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big",
 BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
-FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm")
+FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
+                   "outage")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
-of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries)."""
+of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries); or the function
+is throttled for 30 s to 5 minutes from this invocation on (``outage``, drawn apart: its concurrency
+taken by something else, a broken deploy rolled back)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                 "failed-scan", "redelivery", "supervisor-pause")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
@@ -140,7 +143,7 @@ DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
-    "supervisor-pause": 0.01,
+    "supervisor-pause": 0.01, "outage": 0.0001,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -188,7 +191,8 @@ class Invocation:
     calls: int = 0
 
 
-APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p"}
+APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
+         "outage": "o"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -381,6 +385,13 @@ class World:
         self.supervision = self._apart("supervisor", f"{seed}:supervision")
         """Which rounds the supervisor pauses, and when, drawn apart: with none, a world plays as it
         did before they were simulated."""
+        self.outages = self._apart("outage", f"{seed}:outages")
+        """Which invocations find their function throttled from then on, and for how long, drawn
+        apart: with none, a world plays as it did before they were simulated."""
+        self.out_until: dict[str, float] = {}
+        """Per function in an outage: until when Lambda throttles every invocation of it."""
+        self.outs: list[tuple[float, float]] = []
+        """Every outage, from when to when."""
         self.paused: Invocation | None = None
         """The invocation paused while a step runs (one at a time)."""
         self.interleaved_error: Exception | None = None
@@ -598,6 +609,14 @@ class World:
         faults = faults or self.faults
         self.invocations[function] += 1
         where = f"{function}#{self.invocations[function]}"
+        now = self.clock.monotonic()
+        if self.out_until.get(function, now) <= now and self.outages.roll("outage", where) is not None:
+            self.outages.happened("outage")  # drawn only while the function is up: an outage ends
+            self.out_until[function] = now + self.outages.rng.uniform(30.0, 300.0)
+            self.outs.append((now, self.out_until[function]))
+            self.note(f"  {function} is throttled until {self.out_until[function]:.1f}")
+        if self.out_until.get(function, now) > now:
+            raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded. (an outage of the function)")
         if faults.roll("throttled", where) is not None:
             faults.happened("throttled")
             raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
@@ -632,6 +651,10 @@ class World:
             raise Failure("Lambda.ServiceException", "the function's answer did not reach its caller")
         return result
 
+    def out_between(self, start: float, end: float) -> float:
+        """Seconds of outages between ``start`` and ``end`` (two at once counted twice)."""
+        return sum(max(0.0, min(end, until) - max(start, since)) for since, until in self.outs)
+
     def _task(self, function: str, payload: dict[str, Any]) -> Any:
         handler = self.handler(function)
         self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
@@ -650,10 +673,10 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, then ``p`` and their
-        numbers)."""
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, then ``o`` and
+        their numbers)."""
         return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
-                                 self.deliveries, self.supervision) for d in faults.labelled()]
+                                 self.deliveries, self.supervision, self.outages) for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
