@@ -18,7 +18,7 @@ from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 from tests.support.patching import in_this_thread
 
-AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0}
+AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -425,7 +425,7 @@ def test_found_a_late_card_of_the_previous_shoe_is_not_counted_in_the_new_shoe(
     # the shoe was shuffled is now not taken, and not counted. World 7/351 as found no longer
     # brought a card that far (2026-12-06); this one does (80 rounds, a shuffle at each table), and
     # the world now checks each shoe's counts against the cards its dealer drew from it
-    late_cards_kept_out(monkeypatch, "shoe/2", "pok-deng", {"void": 0.3, "redelivery": 0.1}, rounds=80,
+    late_cards_kept_out(monkeypatch, "shoe/5", "pok-deng", {"void": 0.3, "redelivery": 0.1}, rounds=80,
                         rule="_sent_before_shuffle", told_words="was scanned before shoe", broken="shoe")
 
 

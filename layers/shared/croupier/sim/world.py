@@ -116,19 +116,22 @@ of it may fail on throughput (a storm of conflicts that exhausts the SDK's retri
 is throttled for 30 s to 5 minutes from this invocation on (``outage``, drawn apart: its concurrency
 taken by something else, a broken deploy rolled back)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan", "redelivery", "supervisor-pause")
+                "failed-scan", "redelivery", "supervisor-pause", "preselect")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
 device's event first reaches the dealing function only after the devices' queue's visibility
 timeout (its first receive lost, as a batch whose invocation died before it recorded anything), the
 supervisor pauses a round being dealt (the dealer stops; the supervisor resumes it or leaves it to
-its timer, as any paused round)."""
+its timer, as any paused round), a blackjack player pre-selects hit or stand for their turn while
+another seat decides (applied when their turn starts; drawn apart, per seat and decision)."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
 where it paused, as invocations run at once on AWS, each in its own environment."""
 FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS + RACE_FAULTS
+RESUMES = 3
+"""How many times the simulated supervisor resumes one round at most."""
 SUPERVISOR_WINDOW: dict[str, tuple[float | None, float]] = {
     "baccarat": (1.0, 3.0), "blackjack": (1.0, 20.0), "deluxe-blackjack": (1.0, 20.0), "pok-deng": (None, 3.0)}
 """When a supervisor's void (or pause) comes, per game: from this many seconds before betting closes (None:
@@ -143,7 +146,7 @@ DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
-    "supervisor-pause": 0.01, "outage": 0.0001,
+    "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -192,7 +195,7 @@ class Invocation:
 
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
-         "outage": "o"}
+         "outage": "o", "preselect": "e"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -312,6 +315,12 @@ class PhysicalRound:
     dealt: frozenset[int] = frozenset()
     """The seats the dealer deals (a blackjack round): a bet behind or a pair bet on another seat
     is refunded, its round settled."""
+    preselected: set[str] = field(default_factory=set)
+    """The seats (``seat-N``) the console took a pre-selection of, whose turn the dealer has not yet
+    seen the console start."""
+    fresh: Callable[[], RoundEngine] | None = None
+    """A blackjack round's engine as the dealer began it (no card yet): to follow the round again
+    in the console's order (:meth:`World.mirror`)."""
 
 
 @dataclass
@@ -388,6 +397,9 @@ class World:
         self.outages = self._apart("outage", f"{seed}:outages")
         """Which invocations find their function throttled from then on, and for how long, drawn
         apart: with none, a world plays as it did before they were simulated."""
+        self.preselects = self._apart("preselect", f"{seed}:preselects")
+        """Which players pre-select their next action, drawn apart: with none, a world plays as it did
+        before they were simulated."""
         self.out_until: dict[str, float] = {}
         """Per function in an outage: until when Lambda throttles every invocation of it."""
         self.outs: list[tuple[float, float]] = []
@@ -673,10 +685,11 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, then ``o`` and
-        their numbers)."""
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, ``o``, then
+        ``e`` and their numbers)."""
         return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
-                                 self.deliveries, self.supervision, self.outages) for d in faults.labelled()]
+                                 self.deliveries, self.supervision, self.outages, self.preselects)
+                for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
@@ -957,6 +970,11 @@ class World:
             self._next_round(table, physical)
             return
         expected = physical.engine.expected
+        if isinstance(expected, CardFor) and self._preselected_turn(physical, rnd, expected):
+            self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: dealer waits for the console "
+                    "(a pre-selected turn)", lambda: self._deal(table, physical))
+            return
+        expected = physical.engine.expected  # the round followed again: another hand's card, or a decision
         if isinstance(expected, CardFor):
             assert table.shoe is not None
             card = table.shoe.draw()
@@ -988,11 +1006,15 @@ class World:
     def _supervise(self, physical: PhysicalRound, rnd: dict[str, Any]) -> None:
         """A paused round's supervisor, once per pause: most often resumes it after a look at the
         table (saying what the card that paused it was: the round's, or set aside), sometimes
-        leaves it to its timer (voided once paused too long)."""
+        leaves it to its timer (voided once paused too long). A round resumed three times already
+        is left to its timer: its cards do not come (a card's event dead-lettered holds its
+        reader's later ones), and the console would pause it again for ever."""
         pause = f"pause:{rnd.get('paused_at')}:{(rnd.get('blocked') or {}).get('n')}"
         if pause in physical.asked:
             return
         physical.asked.add(pause)
+        if sum(1 for event in rnd.get("history") or [] if event.get("resume")) >= RESUMES:
+            return
         if self.rng.random() < 0.2:
             return
         blocked = rnd.get("blocked") or {}
@@ -1021,8 +1043,9 @@ class World:
         stored = RoundRecord.from_item(rnd)  # the app's rules of the round, as the app reads them
         closing = betting.close_betting(stored.game, table_rules(stored), betting.seats_from_dict(stored.seats), bets)
         physical.dealt = frozenset(closing.dealt)
-        return new_round(stored.game, list(closing.bets), overrides=store.round_rules(stored),
-                         round_in_shoe=stored.round_in_shoe, validate=False)
+        physical.fresh = partial(new_round, stored.game, list(closing.bets), overrides=store.round_rules(stored),
+                                 round_in_shoe=stored.round_in_shoe, validate=False)
+        return physical.fresh()
 
     def mirror(self, physical: PhysicalRound, rnd: dict[str, Any]) -> str | None:
         """Follow in the dealer's engine what the console shows happened since (decisions, windows
@@ -1035,12 +1058,60 @@ class World:
             physical.mirrored += 1
             if "card" in event:
                 continue
+            if "preselect" in event:
+                physical.preselected.add(f"seat-{event['preselect']['seat']}")
             try:
                 apply_event(physical.engine, store.plain(event))
             except CroupierError as exc:
+                if "preselect" in event and physical.fresh is not None:
+                    # a pre-selection is the one event recorded while cards are on their way: the
+                    # console took it before the card that started that turn, which the dealer had
+                    # dealt already. The round, followed again in the console's order, takes it
+                    followed = self._followed(physical, events[:physical.mirrored])
+                    if followed is not None:
+                        physical.engine = followed
+                        continue
                 return (f"round {physical.round_id} recorded {event} where the table was at "
                         f"{physical.engine.expected}: {exc}")
         return None
+
+    def _preselected_turn(self, physical: PhysicalRound, rnd: dict[str, Any], expected: CardFor) -> bool:
+        """Whether the dealer waits before dealing ``expected``'s card: its hand's turn began with
+        a pre-selection, which the console applies only when that turn starts there (the player may
+        change it until then), so the dealer deals it once the console shows every card dealt so far,
+        following the round again in the console's order."""
+        seat = expected.hand.split("/")[0]
+        if seat not in physical.preselected:
+            return False
+        events = rnd.get("events") or []
+        if sum(1 for event in events if "card" in event) < len(physical.cards):
+            return True
+        physical.preselected.discard(seat)
+        followed = self._followed(physical, events)
+        if followed is not None:
+            physical.engine, physical.mirrored = followed, len(events)
+        return False
+
+    @staticmethod
+    def _followed(physical: PhysicalRound, events: Sequence[dict[str, Any]]) -> RoundEngine | None:
+        """The dealer's round followed again from its start: the console's events in its order,
+        each card it recorded being the dealer's card in turn, then the cards the dealer has dealt
+        since; None when the round cannot take them so."""
+        from ..app.engine import apply_event
+
+        assert physical.fresh is not None
+        engine, cards = physical.fresh(), iter(physical.cards)
+        try:
+            for event in events:
+                if "card" in event:
+                    engine.deal(next(cards))
+                else:
+                    apply_event(engine, store.plain(event))
+            for card in cards:
+                engine.deal(card)
+        except (CroupierError, StopIteration):
+            return None
+        return engine
 
     def _ask(self, table: TableAtWorld, physical: PhysicalRound, expected: Any) -> None:
         """Show the players what the round waits for: the deciding seat's player answers after a
@@ -1052,6 +1123,7 @@ class World:
         physical.asked.add(key)
         now = self.clock.monotonic()
         if isinstance(expected, DecisionFor):
+            self._preselect(table, physical, expected.seat, key)
             player = table.players[expected.seat - 1]
             if self.rng.random() < 0.15:
                 return  # silent: the decision timer plays the hand
@@ -1070,6 +1142,18 @@ class World:
             self._answer_behind(physical, expected.bets, "insurance", None, key)
         elif isinstance(expected, FollowWindow):
             self._answer_behind(physical, expected.bets, f"follow-{expected.what}", expected.hand, key)
+
+    def _preselect(self, table: TableAtWorld, physical: PhysicalRound, deciding: int, key: str) -> None:
+        """While seat ``deciding`` decides, the other seats' players now and then pre-select hit or
+        stand for their own turn (a seat already played, or not dealt, is refused)."""
+        for seat, player in enumerate(table.players, start=1):
+            if seat == deciding or self.preselects.roll("preselect", f"{physical.round_id}/{seat}") is None:
+                continue
+            action = self.preselects.rng.choice(("hit", "stand"))
+            self.at(self.clock.monotonic() + self.preselects.rng.uniform(0.2, 3.0),
+                    f"{player} pre-selects {action} on seat {seat}",
+                    partial(self._decide, physical.round_id, player, seat, action, None, f"{physical.round_id}/"
+                            f"{key}/pre/{seat}", "preselect", preselect=True))
 
     def _answer_behind(self, physical: PhysicalRound, bet_ids: Sequence[str], action: str, hand: int | None,
                        key: str) -> None:
@@ -1097,14 +1181,14 @@ class World:
                     lambda: self._decide(round_id, player, seat, action, hand, key, "retry", behind))
 
     def _decide(self, round_id: str, player: str, seat: int, action: str, hand: int | None, key: str,
-                fault: str | None = None, behind: bool = False) -> None:
+                fault: str | None = None, behind: bool = False, preselect: bool = False) -> None:
         from ..app import decisions
 
         if fault:
-            self.faults.happened(fault)
+            (self.preselects if preselect else self.faults).happened(fault)
         try:
             self.invoke("decisions", lambda: decisions.decide(round_id, player, seat, action, behind=behind,
-                                                              hand=hand, idempotency_key=key))
+                                                              hand=hand, preselect=preselect, idempotency_key=key))
         except (CroupierError, Failure) as refused:
             self.note(f"  decision refused: {refused}")
 
