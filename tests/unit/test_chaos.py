@@ -450,3 +450,25 @@ def test_found_a_round_whose_function_was_out_for_minutes_is_paused_not_left_wit
     assert kept.faults.injected["outage"] > 0 and told(kept, "internal error") >= 1
     without = played(old)
     assert any("is FAILED: RoundFault" in v.detail for v in without.violations), [v.detail for v in without.violations]
+
+
+def test_a_dead_lettered_card_is_redriven_and_its_readers_later_events_follow_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a dealing function out for minutes: a reader's event fails its five receives and is
+    # dead-lettered, and the reader's later events wait behind it (the log keeps the reader's order)
+    def played() -> World:
+        world = World("dead-letter/5", Plan(DEFAULT_RATES | AS_FOUND | {"outage": 0.03}), rounds=20, tables=2,
+                      players=3, screens=False)
+        world.run()
+        return world
+
+    # WHEN the operators redrive it once its alarm has told them (the world's operators do)
+    kept = played()
+    # THEN it comes again, its reader's later events follow it into the log, and nothing is wrong
+    assert kept.dead_lettered and [v.detail for v in kept.violations] == []
+    assert kept.invariants.checked["reader-log"] == 2
+    # AND a world whose operators never redrive it reports the reader's events left waiting
+    in_this_thread(monkeypatch).setattr(World, "_redrive", lambda self, message: None)
+    without = played()
+    assert any("wait behind a missing one" in v.detail for v in without.violations), \
+        [v.detail for v in without.violations]

@@ -89,7 +89,7 @@ def play(job: Job) -> Outcome:
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
-                  len(world.dead_letters), Counter(world.voided_why), world.resumed, world.drawn_apart(),
+                  len(world.dead_lettered), Counter(world.voided_why), world.resumed, world.drawn_apart(),
                   pushes(world), max(world.pushed_after, default=0.0))
     return out
 
@@ -193,7 +193,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     lines += [f"  {kind:<20} {total['faults'][kind]:>8}   (chance {rates.get(kind, 0.0):g})" for kind in FAULT_KINDS]
     lines.append(f"invariants checked: {sum(total['checked'].values())}")
     lines += [f"  {name:<20} {count:>8}" for name, count in sorted(total["checked"].items())]
-    lines.append(f"device events dead-lettered (the operators' alarm): {sum(o.dead_letters for o in outcomes)}")
+    lines.append(f"device events dead-lettered (the operators' alarm; each redriven 5 to 15 minutes on): "
+                 f"{sum(o.dead_letters for o in outcomes)}")
     sent = Counter[str]()
     for outcome in outcomes:
         sent.update(outcome.pushes)

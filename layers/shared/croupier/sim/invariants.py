@@ -27,7 +27,8 @@ When a round finishes:
 
 At the end of the run:
 - every round opened is finished, every workflow execution ended well, nothing is left in the
-  devices' queue; each table's shoe counts no card more times than it was drawn;
+  devices' queue, every event a reader sent is in its table's log (none waits behind a missing
+  one); each table's shoe counts no card more times than it was drawn;
 - money is conserved to the unit: the wallets hold what was deposited, less the stakes, plus the
   credits; the house's result is the stakes less the payouts of the closed bets;
 - the operator's seamless wallet: no call to it is left unsent, each call holds there what
@@ -448,6 +449,15 @@ class Invariants:
             self.violation("liveness", f"{len(world.queue.messages)} device events never left the queue")
         for table_id in sorted(world.tables):
             self.shoe_counted(table_id)
+            # every event its reader sent is in the table's log: none waits behind one that never came
+            # (a dead-lettered event is redriven by the operators)
+            self.checked["reader-log"] += 1
+            table = world.tables[table_id]
+            head = world.dynamo.peek(settings().game_table, keys.log_head_key(table_id)) or {}
+            placed = int((head.get("seqs") or {}).get(table.reader, 0))
+            if placed != table.seq:
+                self.violation("liveness", f"table {table_id}'s log holds its reader's events up to #{placed} of "
+                                           f"{table.seq}: the others wait behind a missing one")
         # a device event dead-lettered after its receives ran out is the operators' alarm, not a loss
         # of money: its round waited for the card, paused and was voided (checked above)
         self.checked["dead-letters"] += 1

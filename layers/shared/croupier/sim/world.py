@@ -458,6 +458,11 @@ class World:
                            duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
         self.dealing_poller = _Poller(self, "dealing queue polled", self._poll)
         self._deleted: set[str] = set()
+        self.dead_lettered: list[str] = []
+        """The device events dead-lettered, by message id: the operators redrive each to the queue
+        once its alarm has told them (:meth:`_redrive`)."""
+        self.operators = random.Random(f"{seed}:operators")
+        self._alarmed: set[str] = set()
         self.live, self.push_queue, self._push_batch = self._screens_pipeline()
         self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll, concurrent=False)
         self.push_poller = _Poller(self, "push queue polled", self._push_poll)
@@ -1248,11 +1253,23 @@ class World:
 
     def _poll(self) -> None:
         batch = self.queue.receive(self.batch_size)
+        for message in [m for m in self.dead_letters.messages if m.id not in self._alarmed]:
+            self._alarmed.add(message.id)  # the alarm: an operator redrives it, 5 to 15 minutes on
+            self.dead_lettered.append(message.id)
+            self.at(self.clock.monotonic() + self.operators.uniform(300.0, 900.0),
+                    f"an operator redrives dead-lettered {message.id}", partial(self._redrive, message))
         if batch:
             self._deliver(batch)
         if self.queue.messages:
             soonest = min(m.visible_at for m in self.queue.messages)
             self.dealing_poller.schedule(max(soonest, self.clock.monotonic() + 0.02))
+
+    def _redrive(self, message: Message) -> None:
+        """The dead-letter queue's message moved back to the devices' queue (its redrive to source):
+        the reader's event comes again, and its later ones no longer wait behind it."""
+        self.dead_letters.messages.remove(message)
+        self.queue.send(message.body)
+        self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
     def _deliver(self, batch: list[Message]) -> None:
         for message in batch:
