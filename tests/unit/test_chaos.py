@@ -447,7 +447,9 @@ def test_found_a_round_whose_function_was_out_for_minutes_is_paused_not_left_wit
 
     kept = played()
     assert [v.detail for v in kept.violations] == []
-    assert kept.faults.injected["outage"] > 0 and told(kept, "internal error") >= 1
+    assert kept.faults.injected["outage"] > 0
+    # the round says why, as a person reads it (the Catch's error and cause, not their dictionary)
+    assert told(kept, "internal error: Lambda.TooManyRequestsException: Rate Exceeded.") >= 1
     without = played(old)
     assert any("is FAILED: RoundFault" in v.detail for v in without.violations), [v.detail for v in without.violations]
 

@@ -219,11 +219,18 @@ def auto_void(round_id: str, key: str) -> dict[str, Any]:
     return advance(round_id)
 
 
+def _said(error: Any) -> str:
+    """An error as a person reads it: a Catch's ``{"Error": ..., "Cause": ...}`` as ``Error: Cause``."""
+    if isinstance(error, dict) and "Error" in error:
+        return f"{error['Error']}: {error.get('Cause') or ''}".rstrip(": ")
+    return str(error)
+
+
 def fault(round_id: str, error: Any) -> dict[str, Any]:
     """An internal error: a round being dealt is paused (a supervisor resumes or voids it); a close
     of betting that cannot complete voids the round (every stake refunded); a settlement is left
     to its retries: never half settled."""
-    cause = str(error)[:500] if error else "internal error"
+    cause = _said(error)[:500] if error else "internal error"
 
     def change(rnd: RoundRecord) -> RoundRecord | None:
         if rnd.status in TAKING_BETS:
