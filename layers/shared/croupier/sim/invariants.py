@@ -389,7 +389,7 @@ class Invariants:
         counts = {card: int(n) for card, n in (shown.get("counts") or {}).items()}
         over = {card: (n, physical.drawn[card]) for card, n in sorted(counts.items()) if n > physical.drawn[card]}
         if over:
-            said = ", ".join(f"{card} {n} times (drawn {drawn})" for card, (n, drawn) in over.items())
+            said = ", ".join(f"{card} {n} times (drawn {drawn} times)" for card, (n, drawn) in over.items())
             self.violation("shoe", f"table {table_id}'s shoe {physical.shoe_id} counts {said}", round_id)
 
     @staticmethod
@@ -459,7 +459,8 @@ class Invariants:
                 self.violation("liveness", f"table {table_id}'s log holds its reader's events up to #{placed} of "
                                            f"{table.seq}: the others wait behind a missing one")
         # a device event dead-lettered after its receives ran out is the operators' alarm, not a loss
-        # of money: its round waited for the card, paused and was voided (checked above)
+        # of money: its round waited for the card, paused and was voided (checked above), and the
+        # operators redrove it (the reader's log, above)
         self.checked["dead-letters"] += 1
         held = sum(self.balances.values())
         stakes, credits = sum(self.debits.values()), sum(sum(c) for c in self.credits.values())

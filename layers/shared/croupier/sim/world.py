@@ -134,10 +134,10 @@ RESUMES = 3
 """How many times the simulated supervisor resumes one round at most."""
 SUPERVISOR_WINDOW: dict[str, tuple[float | None, float]] = {
     "baccarat": (1.0, 3.0), "blackjack": (1.0, 20.0), "deluxe-blackjack": (1.0, 20.0), "pok-deng": (None, 3.0)}
-"""When a supervisor's void (or pause) comes, per game: from this many seconds before betting closes (None:
-from the opening), to this many after the first card (Pok Deng: after betting closes, its cards
-come while betting is open). A void or a pause while betting is open is refused, so most come while the
-round is dealt: a blackjack round's over its players' decisions and windows too."""
+"""When a supervisor's void (or pause) comes, per game: from this many seconds before betting
+closes (None: from the opening), to this many after the first card (Pok Deng: after betting
+closes, its cards come while betting is open). A void or a pause while betting is open is refused,
+so most come while the round is dealt: a blackjack round's over its decisions and windows too."""
 INTERLEAVE_WITHIN = 0.5
 """The longest pause of an invocation at a store call (a slow call, a busy environment), in seconds;
 each pause is drawn up to it."""
@@ -458,11 +458,10 @@ class World:
                            duplicates=self.plan.rates.get("duplicate-delivery", 0.0))
         self.dealing_poller = _Poller(self, "dealing queue polled", self._poll)
         self._deleted: set[str] = set()
-        self.dead_lettered: list[str] = []
+        self.dead_lettered: set[str] = set()
         """The device events dead-lettered, by message id: the operators redrive each to the queue
         once its alarm has told them (:meth:`_redrive`)."""
         self.operators = random.Random(f"{seed}:operators")
-        self._alarmed: set[str] = set()
         self.live, self.push_queue, self._push_batch = self._screens_pipeline()
         self.stream_poller = _Poller(self, "game table stream polled", self._stream_poll, concurrent=False)
         self.push_poller = _Poller(self, "push queue polled", self._push_poll)
@@ -1253,9 +1252,8 @@ class World:
 
     def _poll(self) -> None:
         batch = self.queue.receive(self.batch_size)
-        for message in [m for m in self.dead_letters.messages if m.id not in self._alarmed]:
-            self._alarmed.add(message.id)  # the alarm: an operator redrives it, 5 to 15 minutes on
-            self.dead_lettered.append(message.id)
+        for message in [m for m in self.dead_letters.messages if m.id not in self.dead_lettered]:
+            self.dead_lettered.add(message.id)  # the alarm: an operator redrives it, 5 to 15 minutes on
             self.at(self.clock.monotonic() + self.operators.uniform(300.0, 900.0),
                     f"an operator redrives dead-lettered {message.id}", partial(self._redrive, message))
         if batch:
