@@ -11,14 +11,15 @@ from typing import Any
 
 import pytest
 
-from croupier.app import dealing, settlement, store, workflow
+from croupier.app import dealing, keys, settlement, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
 from tests.support.patching import in_this_thread
 
-AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0}
+AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
+            "early-deal": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -46,7 +47,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                 "failed-scan", "redelivery", "supervisor-pause", "outage", "interleave"):
+                 "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -474,3 +475,19 @@ def test_a_dead_lettered_card_is_redriven_and_its_readers_later_events_follow_it
     without = played()
     assert any("wait behind a missing one" in v.detail for v in without.violations), \
         [v.detail for v in without.violations]
+
+
+def test_a_baccarat_dealer_who_deals_before_the_countdown_ends_pauses_the_round_and_its_card_is_kept() -> None:
+    # GIVEN Baccarat dealers who now and then start dealing 1.5 to 4 s before the countdown ends
+    played = World("early/1", Plan(DEFAULT_RATES | AS_FOUND | {"early-deal": 0.3}), rounds=20, tables=2, players=3,
+                   screens=False)
+    # WHEN the tables play
+    played.run()
+    # THEN each early first card paused its round (betting closed with it), the supervisor said the
+    # card was the round's and the round settled on the cards dealt, or its timer voided it
+    assert [v.detail for v in played.violations] == []
+    assert played.faults.injected["early-deal"] > 0 and told(played, "before betting closed") > 0
+    rounds = [item for item in played.dynamo.items(played._settings().game_table) if keys.kind_of(item) == "round"]
+    kept = [r for r in rounds if r["status"] == "settled"
+            and any("before betting closed" in str(event.get("pause", "")) for event in r.get("history", []))]
+    assert len(kept) >= 3, len(kept)

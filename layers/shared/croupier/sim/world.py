@@ -116,7 +116,7 @@ of it may fail on throughput (a storm of conflicts that exhausts the SDK's retri
 is throttled for 30 s to 5 minutes from this invocation on (``outage``, drawn apart: its concurrency
 taken by something else, a broken deploy rolled back)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan", "redelivery", "supervisor-pause", "preselect")
+                "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
@@ -124,12 +124,19 @@ device's event first reaches the dealing function only after the devices' queue'
 timeout (its first receive lost, as a batch whose invocation died before it recorded anything), the
 supervisor pauses a round being dealt (the dealer stops; the supervisor resumes it or leaves it to
 its timer, as any paused round), a blackjack player pre-selects hit or stand for their turn while
-another seat decides (applied when their turn starts; drawn apart, per seat and decision)."""
+another seat decides (applied when their turn starts; drawn apart, per seat and decision), a
+Baccarat dealer starts dealing 1.5 to 4 s before the countdown ends (:data:`EARLY_DEALS`; drawn
+apart, per round)."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
 where it paused, as invocations run at once on AWS, each in its own environment."""
 FAULT_KINDS = FUNCTION_FAULTS + WORLD_FAULTS + WALLET_FAULTS + RACE_FAULTS
+EARLY_DEALS = frozenset({"baccarat"})
+"""The games whose dealer may start early (``early-deal``): those whose hands do not depend on the
+bets. A blackjack dealer deals the seats with chips, and a bet placed after an early first card
+would be on a seat the dealer did not deal: a question for the table's procedure first; a Pok Deng
+dealer deals while betting is open anyway."""
 RESUMES = 3
 """How many times the simulated supervisor resumes one round at most."""
 SUPERVISOR_WINDOW: dict[str, tuple[float | None, float]] = {
@@ -146,7 +153,7 @@ DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
-    "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05,
+    "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -195,7 +202,7 @@ class Invocation:
 
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
-         "outage": "o", "preselect": "e"}
+         "outage": "o", "preselect": "e", "early-deal": "a"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -400,6 +407,9 @@ class World:
         self.preselects = self._apart("preselect", f"{seed}:preselects")
         """Which players pre-select their next action, drawn apart: with none, a world plays as it did
         before they were simulated."""
+        self.early = self._apart("early-deal", f"{seed}:early-deals")
+        """Which rounds' dealer starts before the countdown ends, and how early, drawn apart: with none,
+        a world plays as it did before they were simulated."""
         self.out_until: dict[str, float] = {}
         """Per function in an outage: until when Lambda throttles every invocation of it."""
         self.outs: list[tuple[float, float]] = []
@@ -689,10 +699,10 @@ class World:
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, ``o``, then
-        ``e`` and their numbers)."""
+        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, ``o``, ``e``,
+        then ``a`` and their numbers)."""
         return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
-                                 self.deliveries, self.supervision, self.outages, self.preselects)
+                                 self.deliveries, self.supervision, self.outages, self.preselects, self.early)
                 for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
@@ -851,6 +861,9 @@ class World:
                 first += CARD_PACE
         else:
             first = closes_at + (self.rng.uniform(0.05, 0.5) if self.game in BLACKJACK else self.rng.uniform(-0.2, 0.5))
+            if self.game in EARLY_DEALS and self.early.roll("early-deal", round_id) is not None:
+                self.early.happened("early-deal")
+                first = closes_at - self.early.rng.uniform(1.5, 4.0)
         self.at(first, f"{table.table_id}: deal", lambda: self._deal(table, physical))
         since, until = SUPERVISOR_WINDOW[self.game]
         start = self.clock.monotonic() if since is None else closes_at - since
