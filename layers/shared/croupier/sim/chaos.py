@@ -39,8 +39,8 @@ class Job:
     seamless: int = 0
     """Of the tables, how many keep their money in the operator's seamless wallet."""
     spared_apart: frozenset[str] = frozenset()
-    """The faults drawn apart (the screens', the wallet's, the reader's, the pauses', the
-    redeliveries') not applied, by label."""
+    """The faults drawn apart (each generator of :data:`~croupier.sim.world.APART`) not applied, by
+    label."""
 
     def plan(self) -> Plan:
         return Plan(dict(self.rates), self.spared, self.spared_apart)
@@ -245,8 +245,8 @@ def parse_rates(text: str | None) -> dict[str, float]:
 
 
 def parse_spare(text: str | None) -> tuple[frozenset[int], frozenset[str]]:
-    """``--spare``: the rounds' faults by number, those drawn apart by label (``s``, ``w``, ``r``,
-    ``i`` or ``d`` and a number), separated by commas, as a report names them."""
+    """``--spare``: the rounds' faults by number, those drawn apart by label (a letter of
+    :data:`~croupier.sim.world.APART` and a number), separated by commas, as a report names them."""
     labels = [part.strip() for part in (text or "").split(",") if part.strip()]
     bad = [label for label in labels if not (label.isdigit() or is_apart_label(label))]
     if bad:

@@ -378,6 +378,8 @@ class World:
         self.root = root or Path(__file__).resolve().parents[4]
         self.rng = random.Random(seed)
         self.faults = Faults(random.Random(f"{seed}:faults"), self.plan)
+        self.apart: list[Faults] = []
+        """The generators drawn apart, in the order made (:meth:`_apart`)."""
         self.screen_faults = self._apart("screens", f"{seed}:screen-faults")
         """The faults of the screens' functions (live, push, connections), drawn apart: the rounds'
         own draws, and so the worlds the regression tests keep, are as they were without screens."""
@@ -696,14 +698,13 @@ class World:
         faults = Faults(random.Random(seed), Plan(self.plan.rates, spared_apart=self.plan.spared_apart),
                         APART[name])
         faults.injected = self.faults.injected
+        self.apart.append(faults)
         return faults
 
     def drawn_apart(self) -> list[tuple[str, str, str]]:
-        """Every fault drawn apart, by its label (``s``, ``w``, ``r``, ``i``, ``d``, ``p``, ``o``, ``e``,
-        then ``a`` and their numbers)."""
-        return [d for faults in (self.screen_faults, self.wallet_faults, self.reader_faults, self.interleavings,
-                                 self.deliveries, self.supervision, self.outages, self.preselects, self.early)
-                for d in faults.labelled()]
+        """Every fault drawn apart, by its label (its generator's letter in :data:`APART` and its
+        number), generator by generator."""
+        return [d for faults in self.apart for d in faults.labelled()]
 
     # --- the schedule ---------------------------------------------------------------------------
 
@@ -945,10 +946,7 @@ class World:
         from ..app import supervision
 
         self.faults.happened("void")
-        try:
-            self.invoke("tables", lambda: supervision.void(round_id, "voided by the simulation's supervisor"))
-        except (CroupierError, Failure) as refused:
-            self.note(f"  void refused: {refused}")
+        self._console("void", lambda: supervision.void(round_id, "voided by the simulation's supervisor"))
 
     def _pause(self, round_id: str) -> None:
         """The supervisor pauses the round (the dealer stops at the next card); it is then resumed,
@@ -956,10 +954,17 @@ class World:
         from ..app import supervision
 
         self.supervision.happened("supervisor-pause")
+        self._console("pause", lambda: supervision.pause(round_id, "paused by the simulation's supervisor"))
+
+    def _console(self, what: str, act: Callable[[], Any]) -> bool:
+        """A supervisor's press on the console (the tables function): whether it was taken; a
+        refusal or a failure is only noted (the console shows it)."""
         try:
-            self.invoke("tables", lambda: supervision.pause(round_id, "paused by the simulation's supervisor"))
+            self.invoke("tables", act)
         except (CroupierError, Failure) as refused:
-            self.note(f"  pause refused: {refused}")
+            self.note(f"  {what} refused: {refused}")
+            return False
+        return True
 
     # --- the dealer and the reader --------------------------------------------------------------
 
@@ -1044,11 +1049,8 @@ class World:
     def _resume(self, round_id: str, card: str | None) -> None:
         from ..app import supervision
 
-        try:
-            self.invoke("tables", lambda: supervision.resume_round(round_id, card))
+        if self._console("resume", lambda: supervision.resume_round(round_id, card)):
             self.resumed += 1
-        except (CroupierError, Failure) as refused:
-            self.note(f"  resume refused: {refused}")
 
     def _blackjack_engine(self, physical: PhysicalRound, rnd: dict[str, Any]) -> RoundEngine:
         """The dealer's engine of a blackjack round at its first card: the seats with bets on the
