@@ -19,7 +19,7 @@ from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, Fu
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
-            "early-deal": 0.0}
+            "early-deal": 0.0, "abandoned-call": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -34,8 +34,9 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     # GIVEN every fault at five times its usual chance (a fault in about one invocation in eight)
     rates = {kind: min(1.0, 5 * chance) for kind, chance in DEFAULT_RATES.items()}
     # WHEN two tables play 40 rounds
-    # ("kept/2" resumed no round; in "kept/4", once outages were simulated, no pause was made)
-    played = world("kept/9", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
+    # ("kept/2" resumed no round; in "kept/4", once outages were simulated, no pause was made; in
+    # "kept/9", once abandoned calls were, no stray card was scanned)
+    played = world("kept/11", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
     # this seed's world pauses rounds and its supervisor resumes some (paused after their last card too)
     # THEN every round finished (those a lost answer opened too), every invariant held, and the
     # faults happened
@@ -47,7 +48,8 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert sum(injected.values()) >= 300
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                 "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "interleave"):
+                 "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
+                 "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -210,14 +212,14 @@ def test_a_paused_invocation_lets_the_world_go_on_but_a_stream_shard_waits_for_i
     played.at(now + INTERLEAVE_WITHIN + 1, "much later", lambda: ran.append("later"))
     paused = Invocation("live", calls=3)
     played.invocation = paused
-    # WHEN the live function pauses before its store call
-    played._interleave(paused, "Query", 1)
+    # WHEN the live function pauses before its store call, for 0.3 s
+    played._interleave(paused, "Query", now + 0.3)
     # THEN the player's step ran meanwhile, in the function's absence; the stream's next batch and
     # what is due after the pause wait; the function goes on, its clock at the pause's end
     assert ran == ["bet"]
     assert sorted(step.what for step in played.steps) == ["much later", "stream polled"]
     assert played.invocation is paused and played.paused is None
-    assert now + 0.02 <= played.clock.monotonic() <= now + INTERLEAVE_WITHIN
+    assert played.clock.monotonic() == now + 0.3
     assert played.faults.injected["interleave"] == 1
 
 
@@ -491,3 +493,33 @@ def test_a_baccarat_dealer_who_deals_before_the_countdown_ends_pauses_the_round_
     kept = [r for r in rounds if r["status"] == "settled"
             and any("before betting closed" in str(event.get("pause", "")) for event in r.get("history", []))]
     assert len(kept) >= 3, len(kept)
+
+
+def test_a_settlement_whose_caller_gave_up_runs_beside_its_retry_and_closes_each_bet_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a Pok Deng world (several bets a player, closed a player at a time), one table on the
+    # operator's wallet, where one call in five from the workflow to a task's function fails on the
+    # way while the invocation runs on, slowly, beside the workflow's retry of it
+    lost: list[int] = []
+    credit = settlement._credit
+
+    def counted(player: str, batch: Sequence[Any]) -> None:
+        try:
+            credit(player, batch)
+        except store.Conflict:
+            lost.append(len(batch))
+            raise
+
+    monkeypatch.setattr(settlement, "_credit", counted)
+    played = World("abandoned/4", Plan(DEFAULT_RATES | AS_FOUND | {"abandoned-call": 0.2}), rounds=30, tables=2,
+                   players=3, game="pok-deng", screens=False, seamless=1)
+    # WHEN it plays 30 rounds
+    played.run()
+    # THEN every round finished and every invariant held: no bet closed twice, none credited twice
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert sum(played.rounds_finished.values()) == 30
+    assert played.faults.injected["abandoned-call"] >= 20
+    # and a settlement's batch lost its race to the invocation beside it, then closed its bets one
+    # at a time, each found closed already
+    assert any(size > 1 for size in lost), lost
+    assert lost.count(1) >= 3, lost

@@ -256,6 +256,8 @@ class Workflows:
         self._waiting: dict[str, str] = {}
         """Execution -> the token it waits on now."""
         self._seq = itertools.count()
+        self.busy = False
+        """Whether an execution runs now (its generator cannot be entered again until it waits)."""
 
     # --- the API a function calls ---------------------------------------------------------------
 
@@ -343,6 +345,7 @@ class Workflows:
         execution = self.executions[name]
         if execution.status != "RUNNING" or execution.run is None:
             return
+        was_busy, self.busy = self.busy, True
         try:
             wait = execution.run.send(outcome)
         except StopIteration as done:
@@ -351,6 +354,8 @@ class Workflows:
         except Failure as failure:
             self._end(execution, "FAILED", error=failure)
             return
+        finally:
+            self.busy = was_busy
         if isinstance(wait, Sleep):
             self._at(self.clock.monotonic() + wait.seconds, name, "sleep")
         else:

@@ -108,13 +108,20 @@ BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
-                   "outage")
+                   "outage", "abandoned-call")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
 of it may fail on throughput (a storm of conflicts that exhausts the SDK's retries); or the function
 is throttled for 30 s to 5 minutes from this invocation on (``outage``, drawn apart: its concurrency
-taken by something else, a broken deploy rolled back)."""
+taken by something else, a broken deploy rolled back); or the workflow's call to a task's function
+fails on the way (``abandoned-call``, drawn apart, per task: Step Functions reports
+``Lambda.ClientExecutionTimeoutException`` or ``Lambda.SdkClientException``) while the invocation
+runs on, slowly: it starts within :data:`ABANDONED_STARTS` seconds and pauses at one of its first
+:data:`ABANDONED_CALLS` store calls for up to :data:`ABANDONED_RUNS` seconds, with the workflow (its
+retry of the task) and the world going on meanwhile (:meth:`World._abandoned`)."""
+ABANDONED_ERRORS = ("Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException")
+ABANDONED_STARTS, ABANDONED_RUNS, ABANDONED_CALLS = 1.5, 4.0, 8
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                 "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
@@ -153,7 +160,7 @@ DEFAULT_RATES: dict[str, float] = {
     "die-before-call": 0.02, "die-after-call": 0.02, "timeout": 0.005, "lost-answer": 0.01, "throttled": 0.01,
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
-    "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01,
+    "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -198,11 +205,14 @@ class Invocation:
     timeout: bool = False
     storm: random.Random | None = None
     """A storm of throughput errors: which store calls fail, drawn from its own generator."""
+    slow: tuple[int, float] | None = None
+    """``(n, seconds)``: the invocation pauses at its n-th store call for that long, the workflow
+    going on meanwhile (an invocation whose caller gave up on it: ``abandoned-call``)."""
     calls: int = 0
 
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
-         "outage": "o", "preselect": "e", "early-deal": "a"}
+         "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -412,6 +422,10 @@ class World:
         self.early = self._apart("early-deal", f"{seed}:early-deals")
         """Which rounds' dealer starts before the countdown ends, and how early, drawn apart: with none,
         a world plays as it did before they were simulated."""
+        self.abandoned = self._apart("abandoned-call", f"{seed}:abandoned-calls")
+        """Which of the workflow's calls to a task's function fail on the way while the invocation
+        runs on (and that invocation's own faults), drawn apart: with none, a world plays as it did
+        before they were simulated."""
         self.out_until: dict[str, float] = {}
         """Per function in an outage: until when Lambda throttles every invocation of it."""
         self.outs: list[tuple[float, float]] = []
@@ -580,8 +594,12 @@ class World:
             invocation.calls += 1
             pause = None if self.paused is not None else self.interleavings.roll(
                 "interleave", f"{invocation.function} call #{invocation.calls}")
-            if pause is not None:
-                self._interleave(invocation, operation, pause)
+            if invocation.slow is not None and invocation.slow[0] == invocation.calls and self.paused is None \
+                    and not self.workflows.busy:
+                self._interleave(invocation, operation, self.clock.monotonic() + invocation.slow[1], workflows=True)
+            elif pause is not None:
+                until = random.Random(f"{self.seed}:pause:{pause}").uniform(0.0, INTERLEAVE_WITHIN)
+                self._interleave(invocation, operation, self.clock.monotonic() + until)
             if invocation.storm is not None and invocation.storm.random() < 0.7:
                 raise Refused("The level of configured provisioned throughput for the table was exceeded "
                               "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
@@ -590,22 +608,31 @@ class World:
             self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
             raise FunctionDied(f"{invocation.function} died {when} {operation}")
 
-    def _interleave(self, invocation: Invocation, operation: str, pause: int) -> None:
-        """Pause ``invocation`` before its store call for a time up to :data:`INTERLEAVE_WITHIN`
-        (drawn from the pause's number: sparing another pause changes none), while the world goes
-        on: every step due meanwhile runs, in order, its invocations in their functions' second
-        environments; then the invocation goes on from where it paused. A poll of a stream shard
-        whose batch is in flight waits for the pause to end (Lambda reads a shard one batch at a
-        time); a poll of a queue does not (a standard queue's batches run at once, and a FIFO queue
-        holds a group back while one is in flight). The workflow's own timers and the executions
-        they wake wait for it too."""
-        until = self.clock.monotonic() + random.Random(f"{self.seed}:pause:{pause}").uniform(0.0, INTERLEAVE_WITHIN)
-        self.interleavings.happened("interleave")
+    def _interleave(self, invocation: Invocation, operation: str, until: float, *, workflows: bool = False) -> None:
+        """Pause ``invocation`` before its store call until ``until`` (an ``interleave``: a time up
+        to :data:`INTERLEAVE_WITHIN`, drawn from the pause's number, so that sparing another pause
+        changes none), while the world goes on: every step due meanwhile runs, in order, its
+        invocations in their functions' second environments; then the invocation goes on from where
+        it paused. A poll of a stream shard whose batch is in flight waits for the pause to end
+        (Lambda reads a shard one batch at a time); a poll of a queue does not (a standard queue's
+        batches run at once, and a FIFO queue holds a group back while one is in flight). The
+        workflow's own timers and the executions they wake wait for it too, unless ``workflows``
+        (an invocation no execution waits for: one whose caller gave up on it)."""
+        if not workflows:
+            self.interleavings.happened("interleave")
         self.note(f"  {invocation.function} pauses before its store call #{invocation.calls} ({operation})")
         self.paused, self.invocation = invocation, None
         held: list[_Step] = []
         try:
-            while self.steps and self.steps[0].at <= until:
+            while True:
+                timer = self.workflows.next_timer() if workflows else None
+                if timer is not None and timer <= until and (not self.steps or timer < self.steps[0].at):
+                    self.note("  meanwhile: workflow timer")
+                    self.workflows.run_until(timer)
+                    self.steps_run += 1
+                    continue
+                if not self.steps or self.steps[0].at > until:
+                    break
                 step = heapq.heappop(self.steps)
                 if step.poller is not None and step.poller.running and not step.poller.concurrent:
                     held.append(step)
@@ -614,6 +641,8 @@ class World:
                     self.clock.advance(step.at - self.clock.monotonic())
                 self.note(f"  meanwhile: {step.what}")
                 step.act()
+                if workflows:
+                    self.workflows.run_ready()
                 self.steps_run += 1
         except Exception as exc:  # the world's own failure: not the paused function's to see
             self.interleaved_error = self.interleaved_error or exc
@@ -629,11 +658,12 @@ class World:
         """``function``'s Lambda handler, in its second environment while another invocation is paused."""
         return (self.handlers if self.paused is None else self.second_handlers)[function]
 
-    def invoke(self, function: str, run: Callable[[], Any], faults: Faults | None = None) -> Any:
+    def invoke(self, function: str, run: Callable[[], Any], faults: Faults | None = None,
+               slow: tuple[int, float] | None = None) -> Any:
         """Run one invocation of ``function`` (``run``: its handler called, or the service its
         route calls) with the faults the plan draws for it (from ``faults``, the world's unless
-        told). Returns what it returned; raises :class:`Failure` when the caller sees an error (its
-        name as Lambda reports it)."""
+        told), ``slow`` as :attr:`Invocation.slow`. Returns what it returned; raises
+        :class:`Failure` when the caller sees an error (its name as Lambda reports it)."""
         faults = faults or self.faults
         self.invocations[function] += 1
         where = f"{function}#{self.invocations[function]}"
@@ -648,7 +678,7 @@ class World:
         if faults.roll("throttled", where) is not None:
             faults.happened("throttled")
             raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
-        invocation = Invocation(function)
+        invocation = Invocation(function, slow=slow)
         at_call = faults.rng.randint(1, 12)  # drawn whatever happens: sparing a fault moves no later draw
         for kind in ("die-before-call", "die-after-call", "timeout"):
             if faults.roll(kind, where) is not None:
@@ -685,12 +715,29 @@ class World:
 
     def _task(self, function: str, payload: dict[str, Any]) -> Any:
         handler = self.handler(function)
-        self.note(f"task {function} {payload.get('op')} {payload.get('round_id')}")
+        what = f"{function} {payload.get('op')} {payload.get('round_id')}"
+        self.note(f"task {what}")
+        if self.abandoned.roll("abandoned-call", what) is not None:
+            self.abandoned.happened("abandoned-call")
+            rng = self.abandoned.rng
+            error, start = rng.choice(ABANDONED_ERRORS), self.clock.monotonic() + rng.uniform(0.0, ABANDONED_STARTS)
+            slow = (rng.randint(1, ABANDONED_CALLS), rng.uniform(0.0, ABANDONED_RUNS))
+            self.at(start, f"{what}: the invocation its caller gave up on",
+                    lambda: self._abandoned(function, payload, slow))
+            raise Failure(error, "the call to the function failed on the way (the invocation may still run)")
         try:
             return self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), Context(function)))
         except CroupierError as exc:  # a task's refusal is a function error to Step Functions
             self.function_errors[f"{function}: {type(exc).__name__}"] += 1
             raise Failure(type(exc).__name__, str(exc)) from None
+
+    def _abandoned(self, function: str, payload: dict[str, Any], slow: tuple[int, float]) -> None:
+        """An invocation whose caller (the workflow) gave up on it, run all the same (its own faults
+        drawn apart): nobody hears how it ends."""
+        handler = self.handler(function)
+        with contextlib.suppress(Failure, CroupierError):
+            self.invoke(function, lambda: handler(json.loads(json.dumps(payload)), Context(function)),
+                        self.abandoned, slow)
 
     def _apart(self, name: str, seed: str) -> Faults:
         """A generator of faults drawn apart from the rounds' own (:data:`APART`), at the plan's
