@@ -19,7 +19,7 @@ from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, Fu
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
-            "early-deal": 0.0, "abandoned-call": 0.0}
+            "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -49,7 +49,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "interleave"):
+                 "transaction-conflict", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -523,3 +523,20 @@ def test_a_settlement_whose_caller_gave_up_runs_beside_its_retry_and_closes_each
     # at a time, each found closed already
     assert any(size > 1 for size in lost), lost
     assert lost.count(1) >= 3, lost
+
+
+def test_writes_meeting_transactions_in_flight_are_retried_and_nothing_is_lost() -> None:
+    # GIVEN a Baccarat world, one table on the operator's wallet, where one write in twenty meets a
+    # transaction in flight on one of its items (a single write refused, a transaction cancelled)
+    played = World("in-flight/1", Plan(DEFAULT_RATES | AS_FOUND | {"transaction-conflict": 0.05}), rounds=30, tables=2,
+                   players=3, screens=False, seamless=1)
+    # WHEN it plays 30 rounds
+    played.run()
+    # THEN every round finished and every invariant held, the operator's calls included
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert sum(played.rounds_finished.values()) == 30
+    assert played.invariants.checked["wallet-calls"] >= 30
+    # and both shapes of the refusal were met, many times
+    where = [w for _, kind, w in played.conflicts.drawn if kind == "transaction-conflict"]
+    assert sum("TransactWriteItems" in w for w in where) >= 20, where
+    assert sum("TransactWriteItems" not in w for w in where) >= 10, where

@@ -18,7 +18,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError, ParamValidationError
 
-from croupier.sim.dynamo import MAX_ITEM_BYTES, FakeDynamo, Unsupported
+from croupier.sim.dynamo import MAX_ITEM_BYTES, WRITES, FakeDynamo, Unsupported, in_flight
 from tests.support.mocked import moto_mock
 
 REGION = "us-east-1"
@@ -550,6 +550,39 @@ def test_an_update_that_cannot_apply_in_a_transaction_cancels_it_with_a_validati
         {"Code": "ValidationError",
          "Message": "The provided expression refers to an attribute that does not exist in the item"}]
     assert "Item" not in table.get_item(Key={"pk": "Q", "sk": "S"})
+
+
+@pytest.mark.parametrize("dynamo", ["fake"], indirect=True)
+def test_a_write_meeting_a_transaction_in_flight_is_refused_as_dynamodb_refuses_it(dynamo: Any) -> None:
+    """On the stand-in only (a simulation's fault: no write of one process meets another in flight,
+    and moto never refuses one so)."""
+    # GIVEN a table whose every write meets a transaction in flight, on the second item of a transaction
+    table = game_table(dynamo)
+    client = table.meta.client
+
+    def in_the_way(operation: str, when: str, request: Any) -> None:
+        if when == "before" and operation in WRITES:
+            raise in_flight(operation, request, item=1)
+
+    client.around = in_the_way
+    # WHEN a put, an update and a delete are made, and a transaction of two puts
+    single = [refusal(lambda: table.put_item(Item={"pk": "P", "sk": "S"})),
+              refusal(lambda: table.update_item(Key={"pk": "P", "sk": "S"}, UpdateExpression="SET a = :a",
+                                                ExpressionAttributeValues={":a": 1})),
+              refusal(lambda: table.delete_item(Key={"pk": "P", "sk": "S"}))]
+    cancelled = refusal(lambda: client.transact_write_items(TransactItems=[
+        {"Put": {"TableName": "game", "Item": {"pk": "Q", "sk": "S"}}},
+        {"Put": {"TableName": "game", "Item": {"pk": "R", "sk": "S"}}}]))
+    # THEN each single write is refused with TransactionConflictException, the transaction is
+    # cancelled with the reason TransactionConflict on its second item, and nothing was written
+    assert {(r["Error"]["Code"], r["Error"]["Message"]) for r in single} == {(
+        "TransactionConflictException", "Operation was rejected because there is an ongoing transaction for the item.")}
+    assert cancelled["Error"]["Code"] == "TransactionCanceledException"
+    assert cancelled["CancellationReasons"] == [
+        {"Code": "None"}, {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}]
+    assert "[None, TransactionConflict]" in cancelled["Error"]["Message"]
+    client.around = None
+    assert table.scan()["Items"] == []
 
 
 # --- queries -------------------------------------------------------------------------------------------

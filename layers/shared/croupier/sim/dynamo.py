@@ -203,6 +203,26 @@ class ConditionFailed(Exception):
     """A write's condition does not hold on the stored item."""
 
 
+IN_FLIGHT = "Transaction is ongoing for the item"
+"""A transaction's cancellation reason ``TransactionConflict``, in its words."""
+REJECTED_IN_FLIGHT = "Operation was rejected because there is an ongoing transaction for the item."
+WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems"})
+"""The operations a transaction in flight on one of their items refuses (:func:`in_flight`)."""
+
+
+def in_flight(operation: str, request: Mapping[str, Any], item: int = 0) -> Refused:
+    """DynamoDB's refusal of a write (one of :data:`WRITES`) that meets another transaction in
+    flight on one of its items: a single write's ``TransactionConflictException``; a transaction
+    cancelled, its ``item``-th item's reason ``TransactionConflict`` and every other's ``None``."""
+    if operation != "TransactWriteItems":
+        return Refused(REJECTED_IN_FLIGHT, "TransactionConflictException")
+    reasons = [{"Code": "TransactionConflict", "Message": IN_FLIGHT} if n == item else {"Code": "None"}
+               for n in range(len(request["TransactItems"]))]
+    message = ("Transaction cancelled, please refer cancellation reasons for specific reasons ["
+               + ", ".join(reason["Code"] for reason in reasons) + "]")
+    return Refused(message, "TransactionCanceledException", Message=message, CancellationReasons=reasons)
+
+
 # --- values ------------------------------------------------------------------------------------------
 
 _SERIALIZER = TypeSerializer()
@@ -2038,9 +2058,10 @@ class FakeClient:
     def __init__(self, service: Service) -> None:
         self._service = service
         self.exceptions = client_exceptions()
-        self.around: Callable[[str, str], None] | None = None
-        """Called with the operation and ``"before"``, then ``"after"`` once it took effect (a
-        simulation's faults: it may raise, and a :class:`Refused` becomes the operation's error)."""
+        self.around: Callable[[str, str, Mapping[str, Any]], None] | None = None
+        """Called with the operation, ``"before"`` and the request (in DynamoDB's typed form), then
+        ``"after"`` once it took effect (a simulation's faults: it may raise, and a :class:`Refused`
+        becomes the operation's error)."""
 
     def _call(self, operation: str, params: Mapping[str, Any],
               run: Callable[[Mapping[str, Any]], dict[str, Any]]) -> dict[str, Any]:
@@ -2054,11 +2075,11 @@ class FakeClient:
                 check_attribute_values(request)
             interpreted(operation, request)
             if self.around is not None:
-                self.around(operation, "before")
+                self.around(operation, "before", request)
             with self._service.lock:
                 answer = run(request)
             if self.around is not None:
-                self.around(operation, "after")
+                self.around(operation, "after", request)
         except Refused as refused:
             raise client_error(refused, operation) from None
         return python_answer(answer)

@@ -50,7 +50,7 @@ import time
 import uuid
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -68,7 +68,7 @@ from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
-from .dynamo import FakeDynamo, Refused
+from .dynamo import WRITES, FakeDynamo, Refused, in_flight
 from .memory import (
     ACCOUNT,
     REGION,
@@ -108,7 +108,7 @@ BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
-                   "outage", "abandoned-call")
+                   "outage", "abandoned-call", "transaction-conflict")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
@@ -119,7 +119,10 @@ fails on the way (``abandoned-call``, drawn apart, per task: Step Functions repo
 ``Lambda.ClientExecutionTimeoutException`` or ``Lambda.SdkClientException``) while the invocation
 runs on, slowly: it starts within :data:`ABANDONED_STARTS` seconds and pauses at one of its first
 :data:`ABANDONED_CALLS` store calls for up to :data:`ABANDONED_RUNS` seconds, with the workflow (its
-retry of the task) and the world going on meanwhile (:meth:`World._abandoned`)."""
+retry of the task) and the world going on meanwhile (:meth:`World._abandoned`); or one of its
+writes meets another transaction in flight on one of its items (``transaction-conflict``, drawn
+apart, per write: DynamoDB refuses it, :func:`croupier.sim.dynamo.in_flight`), which no write of the
+world's one process can otherwise meet."""
 ABANDONED_ERRORS = ("Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException")
 ABANDONED_STARTS, ABANDONED_RUNS, ABANDONED_CALLS = 1.5, 4.0, 8
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
@@ -161,6 +164,7 @@ DEFAULT_RATES: dict[str, float] = {
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
+    "transaction-conflict": 0.001,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -212,7 +216,8 @@ class Invocation:
 
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
-         "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c"}
+         "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
+         "transaction-conflict": "t"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -426,6 +431,9 @@ class World:
         """Which of the workflow's calls to a task's function fail on the way while the invocation
         runs on (and that invocation's own faults), drawn apart: with none, a world plays as it did
         before they were simulated."""
+        self.conflicts = self._apart("transaction-conflict", f"{seed}:conflicts")
+        """Which writes meet a transaction in flight, drawn apart: with none, a world plays as it did
+        before they were simulated."""
         self.out_until: dict[str, float] = {}
         """Per function in an outage: until when Lambda throttles every invocation of it."""
         self.outs: list[tuple[float, float]] = []
@@ -586,7 +594,7 @@ class World:
 
     # --- invocations ---------------------------------------------------------------------------
 
-    def _around(self, operation: str, when: str) -> None:
+    def _around(self, operation: str, when: str, request: Mapping[str, Any]) -> None:
         invocation = self.invocation
         if invocation is None:
             return
@@ -607,6 +615,11 @@ class World:
             self.faults.happened("timeout" if invocation.timeout else f"die-{when}-call")
             self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
             raise FunctionDied(f"{invocation.function} died {when} {operation}")
+        if when == "before" and operation in WRITES and self.conflicts.roll(
+                "transaction-conflict", f"{invocation.function} call #{invocation.calls} ({operation})") is not None:
+            self.conflicts.happened("transaction-conflict")
+            self.note(f"  {invocation.function}'s {operation} meets a transaction in flight")
+            raise in_flight(operation, request, self.conflicts.rng.randrange(len(request.get("TransactItems", [0]))))
 
     def _interleave(self, invocation: Invocation, operation: str, until: float, *, workflows: bool = False) -> None:
         """Pause ``invocation`` before its store call until ``until`` (an ``interleave``: a time up
