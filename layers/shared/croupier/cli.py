@@ -110,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--no-shrink", action="store_true", help="report violations without looking for the shortest run")
     ch.add_argument("--world", default=None, help="replay one world by its seed (as a report names it, e.g. 1/7)")
     ch.add_argument("--spare", default=None, metavar="N,N,...",
-                    help="with --world: the faults not applied, as a report names them (a number; s, w, r or i "
-                         "and a number for one of the screens', the wallet's, the reader's or a pause's)")
+                    help="with --world: the faults not applied, as a report names them (a number; a letter and "
+                         "a number for one drawn apart: docs/reliability.md lists the letters)")
     ch.set_defaults(func=_lazy("croupier.sim.chaos", "run"))
 
     au = sub.add_parser("audit", help="check a whole store: wallets equal ledgers, every bet settled once, "
