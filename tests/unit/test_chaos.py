@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import dealing, keys, settlement, store, workflow
+from croupier.app import dealing, keys, settlement, steps, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
@@ -331,6 +331,21 @@ def test_planted_face_down_card_in_the_supervisors_log_is_reported(monkeypatch: 
     leaks = [v.detail for v in played.violations if v.invariant == "hidden"]
     assert leaks and "supervisor-sim-" in leaks[0] and "'s screen was posted" in leaks[0], leaks
     assert played.invariants.checked["hidden-pushed"] > 0
+
+
+def test_planted_task_failing_by_itself_is_reported_not_taken_for_a_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    close_betting = steps.close_betting
+
+    def failing(round_id: str) -> dict[str, Any]:  # the third round of a shoe: a KeyError, whenever it runs
+        if store.load_round(round_id).round_in_shoe == 3:
+            raise KeyError("planted")
+        return close_betting(round_id)
+
+    in_this_thread(monkeypatch).setattr(steps, "close_betting", failing)
+    played = world("planted-8", rounds=6)
+    stopped = [v.detail for v in played.violations if v.invariant == "internal-errors"]
+    assert stopped and "KeyError" in stopped[0] and "no fault of the world raises it" in stopped[0], stopped
+    assert played.rounds_finished["voided"] >= 1  # voided while it took bets, every stake refunded
 
 
 # --- defects the simulation found -----------------------------------------------------------

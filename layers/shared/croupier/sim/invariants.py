@@ -72,6 +72,13 @@ CLOSED = (BetStatus.SETTLED, BetStatus.REFUNDED)
 CREDIT_KINDS = ("settle", "refund")
 SLACK_SECONDS = 300
 """How long past its timers a round may take to finish: the retries of its workflow's tasks."""
+INTERNAL_ERROR = "internal error"
+"""How a pause (or a void) by the workflow's Fault state begins (``croupier.app.steps.fault``)."""
+INJECTED_ERRORS = frozenset({
+    "Runtime.ExitError", "Sandbox.Timedout", "Lambda.TooManyRequestsException", "Lambda.ServiceException",
+    "Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException", "ProvisionedThroughputExceededException",
+    "TransactionConflictException"})
+"""The errors a task's function fails with by the world's faults (as Step Functions names them)."""
 
 
 class Invariants:
@@ -340,6 +347,7 @@ class Invariants:
                 late = world.clock.monotonic() - physical.closes_at
                 self.violation("liveness", f"round {round_id} finished {late:.0f} s "
                                            "after its betting closed, beyond its timers' bound", round_id)
+        self._internal_errors(rnd)
         # a finished round holds no spent task token but, at most, its last wake's (a retried
         # request's): the workflow's countdown and its wait are over
         self.checked["tokens"] += 1
@@ -391,6 +399,22 @@ class Invariants:
         if over:
             said = ", ".join(f"{card} {n} times (drawn {drawn} times)" for card, (n, drawn) in over.items())
             self.violation("shoe", f"table {table_id}'s shoe {physical.shoe_id} counts {said}", round_id)
+
+    def _internal_errors(self, rnd: dict[str, Any]) -> None:
+        """A round is paused (or voided, while it takes bets) by an internal error only when a
+        task's retries ran out on the faults a world injects (a function that died, timed out, was
+        throttled or out, an answer lost, a store call refused): any other error is a function
+        failing by itself, whenever it runs."""
+        errors = [str(event["pause"]) for event in rnd.get("history") or []
+                  if str(event.get("pause", "")).startswith(INTERNAL_ERROR)]
+        if str(rnd.get("void_reason") or "").startswith(INTERNAL_ERROR):
+            errors.append(str(rnd["void_reason"]))
+        for why in errors:
+            self.checked["internal-errors"] += 1
+            error = why.removeprefix(INTERNAL_ERROR).lstrip(": ").split(":")[0]
+            if error not in INJECTED_ERRORS:
+                self.violation("internal-errors", f"round {rnd['round_id']} was stopped by an {why[:300]!r}: "
+                                                  "no fault of the world raises it", str(rnd["round_id"]))
 
     @staticmethod
     def _not_dealt(rnd: dict[str, Any], bet: dict[str, Any], physical: Any) -> bool:
