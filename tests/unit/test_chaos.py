@@ -55,6 +55,24 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
 
 
+@pytest.mark.parametrize("game", ["baccarat", "blackjack", "deluxe-blackjack", "pok-deng"])
+def test_a_world_without_faults_pauses_nothing_voids_nothing_and_no_function_fails(game: str) -> None:
+    # GIVEN no fault of any kind, one table of three on the operator's wallet
+    calm = World(f"calm/{game}", Plan({kind: 0.0 for kind in FAULT_KINDS}), rounds=15, tables=3, players=5,
+                 game=game, seamless=1)
+    # WHEN it plays 15 rounds
+    calm.run()
+    # THEN every round settled, none was ever paused, no invocation failed, no event was dead-lettered:
+    # a pause, a void or an error here would be a false alarm, with nothing at the table to cause it
+    assert calm.violations == [], [v.detail for v in calm.violations]
+    assert calm.rounds_finished == {"settled": 15}
+    paused = [str(event["pause"]) for item in calm.dynamo.items(calm._settings().game_table)
+              if keys.kind_of(item) == "round" for event in item.get("history") or [] if event.get("pause")]
+    assert paused == []
+    assert calm.function_errors == {} and calm.dead_lettered == set()
+    assert calm.invariants.checked["bets"] >= 30
+
+
 def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
     first, second = world("same"), world("same")
     assert first.trace == second.trace and first.steps_run == second.steps_run
