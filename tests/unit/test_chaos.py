@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, Fu
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
-            "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0}
+            "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -49,7 +50,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "transaction-conflict", "interleave"):
+                 "transaction-conflict", "die-late", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -573,3 +574,20 @@ def test_writes_meeting_transactions_in_flight_are_retried_and_nothing_is_lost()
     where = [w for _, kind, w in played.conflicts.drawn if kind == "transaction-conflict"]
     assert sum("TransactWriteItems" in w for w in where) >= 20, where
     assert sum("TransactWriteItems" not in w for w in where) >= 10, where
+
+
+def test_functions_dying_after_their_twelfth_store_call_lose_nothing() -> None:
+    # GIVEN a Pok Deng world (the round's tasks and the dealer's batches make more than twelve store
+    # calls now and then), one table on the operator's wallet, where an invocation that gets that far dies
+    # at one of its 13th to 30th store calls one time in two, before or after it
+    played = World("late/1", Plan(DEFAULT_RATES | AS_FOUND | {"die-late": 0.5}), rounds=24, tables=2, players=4,
+                   game="pok-deng", screens=False, seamless=1, trace=1_000_000)
+    # WHEN it plays 24 rounds
+    played.run()
+    # THEN every round finished and every invariant held
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert sum(played.rounds_finished.values()) == 24
+    # and the functions that take the cards and run the round died there, more than once each
+    late = Counter(line.split()[1] for line in played.trace
+                   if " dies " in line and int(line.split("#")[1].split()[0]) > 12)
+    assert late["dealing"] >= 2 and late["round"] >= 2, late

@@ -108,7 +108,7 @@ BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
-                   "outage", "abandoned-call", "transaction-conflict")
+                   "outage", "abandoned-call", "transaction-conflict", "die-late")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
@@ -122,9 +122,14 @@ runs on, slowly: it starts within :data:`ABANDONED_STARTS` seconds and pauses at
 retry of the task) and the world going on meanwhile (:meth:`World._abandoned`); or one of its
 writes meets another transaction in flight on one of its items (``transaction-conflict``, drawn
 apart, per write: DynamoDB refuses it, :func:`croupier.sim.dynamo.in_flight`), which no write of the
-world's one process can otherwise meet."""
+world's one process can otherwise meet; or its process dies before or after one of its store calls
+after the twelfth (``die-late``, drawn apart: the 13th to the :data:`LATE_CALLS`-th, where the other
+deaths never strike; an invocation that makes fewer calls does not die)."""
 ABANDONED_ERRORS = ("Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException")
 ABANDONED_STARTS, ABANDONED_RUNS, ABANDONED_CALLS = 1.5, 4.0, 8
+FIRST_CALLS, LATE_CALLS = 12, 30
+"""The store calls an invocation may die at: one of its first twelve (``die-before-call``, ``die-after-call``,
+``timeout``), or one of the next ones up to the 30th (``die-late``)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                 "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
@@ -164,7 +169,7 @@ DEFAULT_RATES: dict[str, float] = {
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
-    "transaction-conflict": 0.001,
+    "transaction-conflict": 0.001, "die-late": 0.02,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -217,7 +222,7 @@ class Invocation:
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
-         "transaction-conflict": "t"}
+         "transaction-conflict": "t", "die-late": "l"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -431,6 +436,9 @@ class World:
         """Which of the workflow's calls to a task's function fail on the way while the invocation
         runs on (and that invocation's own faults), drawn apart: with none, a world plays as it did
         before they were simulated."""
+        self.late_deaths = self._apart("die-late", f"{seed}:late-deaths")
+        """Which invocations die at one of their store calls after the twelfth, and where, drawn apart:
+        with none, a world plays as it did before they were simulated."""
         self.conflicts = self._apart("transaction-conflict", f"{seed}:conflicts")
         """Which writes meet a transaction in flight, drawn apart: with none, a world plays as it did
         before they were simulated."""
@@ -612,7 +620,8 @@ class World:
                 raise Refused("The level of configured provisioned throughput for the table was exceeded "
                               "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
         if invocation.die == (when, invocation.calls):
-            self.faults.happened("timeout" if invocation.timeout else f"die-{when}-call")
+            self.faults.happened("die-late" if invocation.calls > FIRST_CALLS
+                                 else "timeout" if invocation.timeout else f"die-{when}-call")
             self.note(f"  {invocation.function} dies {when} its store call #{invocation.calls} ({operation})")
             raise FunctionDied(f"{invocation.function} died {when} {operation}")
         if when == "before" and operation in WRITES and self.conflicts.roll(
@@ -692,12 +701,15 @@ class World:
             faults.happened("throttled")
             raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
         invocation = Invocation(function, slow=slow)
-        at_call = faults.rng.randint(1, 12)  # drawn whatever happens: sparing a fault moves no later draw
+        at_call = faults.rng.randint(1, FIRST_CALLS)  # drawn whatever happens: sparing a fault moves no later draw
         for kind in ("die-before-call", "die-after-call", "timeout"):
             if faults.roll(kind, where) is not None:
                 invocation.die = ("after" if kind == "die-after-call" else "before", at_call)
                 invocation.timeout = kind == "timeout"
                 break
+        if invocation.die is None and self.late_deaths.roll("die-late", where) is not None:
+            rng = self.late_deaths.rng
+            invocation.die = (rng.choice(("before", "after")), rng.randint(FIRST_CALLS + 1, LATE_CALLS))
         if faults.roll("conflict-storm", where) is not None:
             invocation.storm = random.Random(f"{self.seed}:{where}")
             faults.happened("conflict-storm")
