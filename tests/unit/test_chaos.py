@@ -238,7 +238,7 @@ def test_a_paused_invocation_lets_the_world_go_on_but_a_stream_shard_waits_for_i
     assert ran == ["bet"]
     assert sorted(step.what for step in played.steps) == ["much later", "stream polled"]
     assert played.invocation is paused and played.paused is None
-    assert played.clock.monotonic() == now + 0.3
+    assert played.clock.monotonic() == pytest.approx(now + 0.3)
     assert played.faults.injected["interleave"] == 1
 
 
@@ -544,7 +544,7 @@ def test_a_settlement_whose_caller_gave_up_runs_beside_its_retry_and_closes_each
             lost.append(len(batch))
             raise
 
-    monkeypatch.setattr(settlement, "_credit", counted)
+    in_this_thread(monkeypatch).setattr(settlement, "_credit", counted)
     played = World("abandoned/4", Plan(DEFAULT_RATES | AS_FOUND | {"abandoned-call": 0.2}), rounds=30, tables=2,
                    players=3, game="pok-deng", screens=False, seamless=1)
     # WHEN it plays 30 rounds
