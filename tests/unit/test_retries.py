@@ -94,6 +94,47 @@ def test_a_race_lost_every_time_is_busy(waits: Waits) -> None:
     assert len(calls) == 5
 
 
+# --- store.put_versioned: a table or a round on its version ----------------------------------
+
+
+class Versioned:
+    """A table whose puts raise the next of ``outcomes`` (None: written)."""
+
+    def __init__(self, outcomes: list[Exception | None]) -> None:
+        self.outcomes, self.puts = outcomes, 0
+
+    def put_item(self, **params: Any) -> None:
+        self.puts += 1
+        outcome = self.outcomes[self.puts - 1]
+        if outcome is not None:
+            raise outcome
+
+
+def _refused(code: str) -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": code}}, "PutItem")
+
+
+def test_a_versioned_write_refused_by_a_transaction_in_flight_is_redone_from_a_fresh_read(waits: Waits) -> None:
+    # GIVEN a round's write refused once because a transaction was in flight on it (the SDK does
+    # not retry that), then written
+    table, reads = Versioned([_refused("TransactionConflictException"), None]), []
+
+    def write() -> dict[str, Any]:
+        reads.append(1)  # the read of a read-modify-write
+        return store.put_versioned(table, {"pk": "ROUND#r", "sk": "META"}, 3)
+    # WHEN it is written as every round is, until it wins
+    written = rounds.retry(write)
+    # THEN it was read and written again after one backoff, at its version
+    assert written["version"] == 4 and table.puts == 2 and len(reads) == 2 and len(waits.seen) == 1
+
+
+def test_a_versioned_write_refused_otherwise_is_not_retried_here(waits: Waits) -> None:
+    table = Versioned([_refused("ValidationException")])
+    with pytest.raises(ClientError, match="ValidationException"):
+        rounds.retry(lambda: store.put_versioned(table, {"pk": "ROUND#r", "sk": "META"}, 3))
+    assert table.puts == 1 and waits.seen == []
+
+
 # --- store.move_money: the wallet's version ----------------------------------------------------
 
 

@@ -275,15 +275,20 @@ def put_new(table: Any, item: dict[str, Any]) -> None:
 
 def put_versioned(table: Any, item: dict[str, Any], expected_version: int) -> dict[str, Any]:
     """Write ``item`` with ``version = expected_version + 1`` if the stored version is still
-    ``expected_version``. Returns the written item."""
+    ``expected_version``. Returns the written item. Refused because a transaction was in flight on
+    the item (which the SDK does not retry), it is a :class:`Conflict` too: nothing was written,
+    and the caller's read-modify-write is redone from a fresh read, as after a lost race."""
     item = dict(item)
     item["version"] = expected_version + 1
     try:
         table.put_item(Item=item, ConditionExpression="version = :v",
                        ExpressionAttributeValues={":v": expected_version})
     except ClientError as exc:
-        if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+        code = exc.response["Error"]["Code"]
+        if code == "ConditionalCheckFailedException":
             raise Conflict(f"{item['pk']} changed meanwhile (version {expected_version} is stale)") from exc
+        if code == "TransactionConflictException":
+            raise Conflict(f"{item['pk']} is being written by a transaction in flight") from exc
         raise
     return item
 
