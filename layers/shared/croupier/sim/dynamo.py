@@ -203,6 +203,7 @@ class ConditionFailed(Exception):
     """A write's condition does not hold on the stored item."""
 
 
+TRANSACTION_CONFLICT = "TransactionConflictException"
 IN_FLIGHT = "Transaction is ongoing for the item"
 """A transaction's cancellation reason ``TransactionConflict``, in its words."""
 REJECTED_IN_FLIGHT = "Operation was rejected because there is an ongoing transaction for the item."
@@ -215,7 +216,7 @@ def in_flight(operation: str, request: Mapping[str, Any], item: int = 0) -> Refu
     flight on one of its items: a single write's ``TransactionConflictException``; a transaction
     cancelled, its ``item``-th item's reason ``TransactionConflict`` and every other's ``None``."""
     if operation != "TransactWriteItems":
-        return Refused(REJECTED_IN_FLIGHT, "TransactionConflictException")
+        return Refused(REJECTED_IN_FLIGHT, TRANSACTION_CONFLICT)
     reasons = [{"Code": "TransactionConflict", "Message": IN_FLIGHT} if n == item else {"Code": "None"}
                for n in range(len(request["TransactItems"]))]
     message = ("Transaction cancelled, please refer cancellation reasons for specific reasons ["

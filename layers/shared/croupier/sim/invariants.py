@@ -64,6 +64,7 @@ from ..games import new_round
 from ..games.base import Settle
 from .dynamo import plain, same
 from .operator import OPERATOR
+from .world import INJECTED_ERRORS
 
 if TYPE_CHECKING:
     from .world import World
@@ -74,11 +75,6 @@ SLACK_SECONDS = 300
 """How long past its timers a round may take to finish: the retries of its workflow's tasks."""
 INTERNAL_ERROR = "internal error"
 """How a pause (or a void) by the workflow's Fault state begins (``croupier.app.steps.fault``)."""
-INJECTED_ERRORS = frozenset({
-    "Runtime.ExitError", "Sandbox.Timedout", "Lambda.TooManyRequestsException", "Lambda.ServiceException",
-    "Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException", "ProvisionedThroughputExceededException",
-    "TransactionConflictException"})
-"""The errors a task's function fails with by the world's faults (as Step Functions names them)."""
 
 
 class Invariants:

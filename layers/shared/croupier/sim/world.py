@@ -68,7 +68,7 @@ from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
-from .dynamo import WRITES, FakeDynamo, Refused, in_flight
+from .dynamo import TRANSACTION_CONFLICT, WRITES, FakeDynamo, Refused, in_flight
 from .memory import (
     ACCOUNT,
     REGION,
@@ -126,6 +126,12 @@ world's one process can otherwise meet; or its process dies before or after one 
 after the twelfth (``die-late``, drawn apart: the 13th to the :data:`LATE_CALLS`-th, where the other
 deaths never strike; an invocation that makes fewer calls does not die)."""
 ABANDONED_ERRORS = ("Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException")
+THROTTLED, DIED, TIMED_OUT, ANSWER_LOST = ("Lambda.TooManyRequestsException", "Runtime.ExitError", "Sandbox.Timedout",
+                                           "Lambda.ServiceException")
+STORM = "ProvisionedThroughputExceededException"
+INJECTED_ERRORS = frozenset({THROTTLED, DIED, TIMED_OUT, ANSWER_LOST, STORM, TRANSACTION_CONFLICT, *ABANDONED_ERRORS})
+"""The errors the function faults make a task fail with, as Step Functions names them: any other
+is a function failing by itself."""
 ABANDONED_STARTS, ABANDONED_RUNS, ABANDONED_CALLS = 1.5, 4.0, 8
 FIRST_CALLS, LATE_CALLS = 12, 30
 """The store calls an invocation may die at: one of its first twelve (``die-before-call``, ``die-after-call``,
@@ -618,7 +624,7 @@ class World:
                 self._interleave(invocation, operation, self.clock.monotonic() + until)
             if invocation.storm is not None and invocation.storm.random() < 0.7:
                 raise Refused("The level of configured provisioned throughput for the table was exceeded "
-                              "(the SDK's retries ran out)", "ProvisionedThroughputExceededException")
+                              "(the SDK's retries ran out)", STORM)
         if invocation.die == (when, invocation.calls):
             self.faults.happened("die-late" if invocation.calls > FIRST_CALLS
                                  else "timeout" if invocation.timeout else f"die-{when}-call")
@@ -696,10 +702,10 @@ class World:
             self.outs.append((now, self.out_until[function]))
             self.note(f"  {function} is throttled until {self.out_until[function]:.1f}")
         if self.out_until.get(function, now) > now:
-            raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded. (an outage of the function)")
+            raise Failure(THROTTLED, "Rate Exceeded. (an outage of the function)")
         if faults.roll("throttled", where) is not None:
             faults.happened("throttled")
-            raise Failure("Lambda.TooManyRequestsException", "Rate Exceeded.")
+            raise Failure(THROTTLED, "Rate Exceeded.")
         invocation = Invocation(function, slow=slow)
         at_call = faults.rng.randint(1, FIRST_CALLS)  # drawn whatever happens: sparing a fault moves no later draw
         for kind in ("die-before-call", "die-after-call", "timeout"):
@@ -718,7 +724,7 @@ class World:
         try:
             result = run()
         except FunctionDied as died:
-            raise Failure("Sandbox.Timedout" if invocation.timeout else "Runtime.ExitError", str(died)) from None
+            raise Failure(TIMED_OUT if invocation.timeout else DIED, str(died)) from None
         except CroupierError as refused:
             self.output.answered(refused)
             raise  # a refusal: the caller is told why (a 4xx), nothing went wrong
@@ -731,7 +737,7 @@ class World:
         if lost:
             faults.happened("lost-answer")
             self.note(f"  {function}'s answer is lost")
-            raise Failure("Lambda.ServiceException", "the function's answer did not reach its caller")
+            raise Failure(ANSWER_LOST, "the function's answer did not reach its caller")
         return result
 
     def out_between(self, start: float, end: float) -> float:
