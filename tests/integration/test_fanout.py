@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 
 from croupier.app import config, push, store, tables
 from croupier.app.config import settings
 from croupier.app.identity import Identity
+from croupier.app.records import Watcher
 from croupier.local.stack import project_root
 from croupier.sim.memory import InMemory
 from tests.support.harness import TIMERS
@@ -164,6 +166,59 @@ def test_a_players_bet_reaches_only_that_players_connections(
     answer = crowd["aws"].invoke("push", queue_event(group, body))
     assert answer == {"batchItemFailures": []}
     assert sorted(c for c, posted in recorded.posts if posted["id"] == "private-1") == sorted(crowd["owner"])
+
+
+@pytest.mark.parametrize("unreached", [ReadTimeoutError(endpoint_url="https://ws"),
+                                       EndpointConnectionError(endpoint_url="https://ws")], ids=type)
+def test_a_screen_not_reached_in_time_fails_alone_and_the_push_goes_on(
+        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch, unreached: Exception) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    slow = crowd["owner"][0]
+    posted = recorded.post_to_connection
+
+    def post(ConnectionId: str, Data: bytes) -> dict[str, Any]:
+        if ConnectionId == slow:  # the SDK's one attempt found the screen's endpoint too slow
+            raise unreached
+        return posted(ConnectionId, Data)
+
+    monkeypatch.setattr(recorded, "post_to_connection", post)
+    # WHEN a message for the owner's two screens is pushed, one of them not reached in time
+    push.fan_out(table, [bet_placed(table, "owner")], f"slow-{type(unreached).__name__}")
+    ((group, body),) = recorded.mine(f"slow-{type(unreached).__name__}")
+    answer = crowd["aws"].invoke("push", queue_event(group, body))
+    # THEN the push succeeds: its message is not held back for every screen of the group (the queue
+    # would deliver it again only after its visibility timeout), the other screen has it, and the
+    # slow one resyncs from the round's seq
+    assert answer == {"batchItemFailures": []}
+    assert [c for c, posted in recorded.posts if posted["id"] == body["id"]] == [crowd["owner"][1]]
+    assert push.deliver(table, body["watched"], None, body["events"], body["id"],
+                        [Watcher.from_item(w) for w in body["to"]]) == {
+        "sent": 1, "gone": 0, "failed": 1, "none": 0, "expired": 0}
+
+
+def test_push_messages_the_queue_did_not_take_fail_the_change_and_are_sent_again_the_same(
+        crowd: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    table, recorded = crowd["table"], crowd["recorded"]
+    sent = recorded.send_message_batch
+
+    def first_refused(QueueUrl: str, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        answer = sent(QueueUrl, Entries[1:]) if Entries[1:] else {"Successful": []}
+        return {"Successful": answer["Successful"], "Failed": [
+            {"Id": Entries[0]["Id"], "SenderFault": False, "Code": "InternalError", "Message": "try again"}]}
+
+    event = {"type": "betting-closed", "table_id": table, "round_id": f"{table}-r9", "at": 1, "audience": "public"}
+    # WHEN SQS answers a batch of the fan-out with one of its messages not sent
+    monkeypatch.setattr(recorded, "send_message_batch", first_refused)
+    with pytest.raises(push.NotQueued, match=r"^1 of \d+ push messages not queued \(InternalError\)$"):
+        push.fan_out(table, [event], "refused-1")
+    queued_first = recorded.mine("refused-1")
+    # THEN the change fails, for the stream to hand it again; sent again, its messages are the same
+    # ones, so that the queue drops those it took the first time (content-based deduplication)
+    monkeypatch.setattr(recorded, "send_message_batch", sent)
+    count = push.fan_out(table, [event], "refused-1")
+    queued_again = recorded.mine("refused-1")[len(queued_first):]
+    assert len(queued_again) == count == len(queued_first) + 1
+    assert all(message in queued_again for message in queued_first)
 
 
 def test_a_bet_of_a_player_nobody_sees_sends_nothing(crowd: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from . import aws, clock, keys, store, visibility
 from .aws import boto3
@@ -405,10 +405,22 @@ def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = N
         entries.extend((f"{watched}:{slot}", {"watched": watched, "slot": slot}) for slot in reach.slots(watched))
     for start in range(0, len(entries), 10):
         batch = entries[start:start + 10]
-        _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
+        answer = _sqs().send_message_batch(QueueUrl=settings().push_queue_url, Entries=[
             {"Id": str(i), "MessageBody": json.dumps({**body, **entry}, default=str), "MessageGroupId": group}
             for i, (group, entry) in enumerate(batch)])
+        if answer.get("Failed"):
+            raise NotQueued(answer["Failed"], len(batch))
     return len(entries)
+
+
+class NotQueued(Exception):
+    """SQS answered a batch of push messages with some of them not sent (``Failed``). The change's
+    record fails, and the stream hands it again: its messages are sent again, each with the same
+    body, and the queue drops those it has already (content-based deduplication, five minutes)."""
+
+    def __init__(self, failed: list[dict[str, Any]], sent: int) -> None:
+        codes = sorted({str(f.get("Code")) for f in failed})
+        super().__init__(f"{len(failed)} of {sent} push messages not queued ({', '.join(codes)})")
 
 
 def watchers(table: str, slot: int) -> Iterable[Watcher]:
@@ -432,7 +444,7 @@ def deliver(table_id: str, watched: str, slot: int | None, events: list[dict[str
             return "none"
         try:
             return "sent" if send(watcher.connection_id, {"id": message_id, "events": mine}) else "gone"
-        except ClientError:
+        except (ClientError, BotoCoreError):  # refused, or not reached in time (a slow screen's endpoint)
             return "failed"  # a screen that cannot take it now: it resyncs from the round's seq
 
     if to is not None:

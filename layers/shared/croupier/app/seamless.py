@@ -320,12 +320,18 @@ def enqueue(calls: Sequence[tuple[str, int]], delay_s: int = 0) -> None:
     if not url or not calls:
         return
     for start in range(0, len(calls), 10):
+        batch = calls[start:start + 10]
         entries = [{"Id": str(i), "MessageBody": json.dumps({"transaction_id": t, "attempt": attempt}),
-                    "DelaySeconds": min(delay_s, 900)} for i, (t, attempt) in enumerate(calls[start:start + 10])]
+                    "DelaySeconds": min(delay_s, 900)} for i, (t, attempt) in enumerate(batch)]
         try:
-            _sqs().send_message_batch(QueueUrl=url, Entries=entries)
+            failed = _sqs().send_message_batch(QueueUrl=url, Entries=entries).get("Failed") or []
         except (BotoCoreError, ClientError) as exc:
             logger.warning("wallet calls not queued: the sweeper will send them", extra={"error": str(exc)})
+            continue
+        if failed:  # some of the batch refused, one by one
+            logger.warning("wallet calls not queued: the sweeper will send them",
+                           extra={"transaction_ids": [batch[int(f["Id"])][0] for f in failed],
+                                  "codes": sorted({str(f.get("Code")) for f in failed})})
 
 
 def backoff_ms(attempts: int, txid: str) -> int:
