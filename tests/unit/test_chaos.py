@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import dealing, keys, settlement, steps, store, workflow
+from croupier.app import dealing, keys, push, settlement, steps, store, workflow
 from croupier.app.records import BetRecord
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
@@ -20,7 +20,8 @@ from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, Fu
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
-            "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0}
+            "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0,
+            "service-error": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -37,8 +38,9 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     # WHEN two tables play 40 rounds
     # ("kept/2" resumed no round; in "kept/4", once outages were simulated, no pause was made; in
     # "kept/9", once abandoned calls were, no stray card was scanned, nor in "kept/11" once a write
-    # refused by a transaction in flight was redone)
-    played = world("kept/13", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
+    # refused by a transaction in flight was redone; in "kept/13", once the other services' calls
+    # failed, the supervisor made no pause)
+    played = world("kept/16", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
     # this seed's world pauses rounds and its supervisor resumes some (paused after their last card too)
     # THEN every round finished (those a lost answer opened too), every invariant held, and the
     # faults happened
@@ -51,7 +53,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "transaction-conflict", "die-late", "interleave"):
+                 "transaction-conflict", "die-late", "service-error", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -592,3 +594,54 @@ def test_functions_dying_after_their_twelfth_store_call_lose_nothing() -> None:
     late = Counter(line.split()[1] for line in played.trace
                    if " dies " in line and int(line.split("#")[1].split()[0]) > 12)
     assert late["dealing"] >= 2 and late["round"] >= 2, late
+
+
+def services_failing(seed: str) -> World:
+    """A Baccarat world, screens on, one table of two on the operator's wallet, where one call in
+    twenty to an AWS service other than DynamoDB fails once the SDK's retries ran out."""
+    played = World(seed, Plan(DEFAULT_RATES | AS_FOUND | {"service-error": 0.05}), rounds=30, tables=2, players=3,
+                   seamless=1, trace=1_000_000)
+    played.run()
+    return played
+
+
+def test_found_calls_to_the_other_services_failing_hold_back_no_screen_and_lose_no_push() -> None:
+    # GIVEN one call in twenty to Step Functions, SQS, EventBridge, SSM or the screens' connections
+    # failing: not sent, sent with its answer timed out, or a batch with some of its entries not taken
+    # WHEN the world plays 30 rounds
+    played = services_failing("services/1")
+    # THEN every round finished and every invariant held: the push queue emptied (a screen not reached
+    # in time no longer fails its whole message: its slot's other screens were held back, minutes
+    # at a time, until the message was dead-lettered) and every push message SQS did not take was
+    # sent again (the fan-out read no answer's failed entries: those messages were lost)
+    assert played.violations == [], [v.detail for v in played.violations]
+    assert played.rounds_finished == {"settled": 30}
+    assert played.invariants.checked["pushes"] == 1 and not played.push_queue.messages
+    failed = Counter(" ".join(line.split()[-3::2]) for line in played.trace if line.split()[-1] in
+                     ("before", "after", "entries") and " fails " in line)
+    for way in ("apigatewaymanagementapi.post_to_connection before", "apigatewaymanagementapi.post_to_connection after",
+                "sqs.send_message_batch before", "sqs.send_message_batch after", "sqs.send_message_batch entries",
+                "events.put_events entries", "stepfunctions.send_task_success after"):
+        assert failed[way] >= 1, (way, failed)
+
+
+def ignoring_failed_entries(sqs: Any = push._sqs) -> Any:
+    """The push queue's client as the fan-out read it before: a batch's failed entries not seen."""
+
+    class Ignoring:
+        def send_message_batch(self, **params: Any) -> dict[str, Any]:
+            return {**sqs().send_message_batch(**params), "Failed": []}
+
+    return Ignoring()
+
+
+@pytest.mark.parametrize(("bug", "reported"), [("BotoCoreError", "liveness"), ("_sqs", "pushes")])
+def test_planted_push_failures_as_found_are_reported(monkeypatch: pytest.MonkeyPatch, bug: str, reported: str) -> None:
+    # GIVEN the push as it was: a post not reached in time failing its whole message (only a refusal
+    # counted as a screen's failure), or a fan-out reading no batch's failed entries
+    planted = type("NotCaught", (Exception,), {}) if bug == "BotoCoreError" else ignoring_failed_entries
+    in_this_thread(monkeypatch).setattr(push, bug, planted)
+    # WHEN the world of the test above plays
+    played = services_failing("services/1")
+    # THEN the simulator says so
+    assert any(v.invariant == reported for v in played.violations), [v.detail for v in played.violations]

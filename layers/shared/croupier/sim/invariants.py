@@ -467,6 +467,12 @@ class Invariants:
                                            f"{': ' + str(execution.error) if execution.error else ''}", name)
         if world.queue.messages:
             self.violation("liveness", f"{len(world.queue.messages)} device events never left the queue")
+        if world.screens_on and not world.live_failures:  # a change given up on is the operators' alarm
+            self.checked["pushes"] += 1
+            if world.unpushed:
+                first = json.loads(min(world.unpushed))
+                self.violation("pushes", f"{len(world.unpushed)} push messages SQS did not send were never sent "
+                                         f"again, e.g. {first['id']} for {first['watched']}")
         for table_id in sorted(world.tables):
             self.shoe_counted(table_id)
             # every event its reader sent is in the table's log: none waits behind one that never came

@@ -83,6 +83,42 @@ class AwsInMemory:
         return self.clients[service]
 
 
+class Unreliable:
+    """A service's client whose every call goes through ``call`` (with the operation's name, the
+    client's own method and its parameters), which may fail it: a simulation's faults on the way."""
+
+    def __init__(self, client: Any, call: Callable[..., Any]) -> None:
+        self.client, self._call = client, call
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.client, name)
+        if name.startswith("_") or not callable(method):
+            return method
+        return lambda **params: self._call(name, method, params)
+
+
+BATCHES = frozenset({("sqs", "send_message_batch"), ("events", "put_events")})
+"""The calls whose entries may fail one by one, the call itself answered: SQS's ``SendMessageBatch``
+(``Failed``) and EventBridge's ``PutEvents`` (``FailedEntryCount``, an entry's ``ErrorCode``)."""
+
+
+def partly(operation: str, method: Callable[..., dict[str, Any]], params: Mapping[str, Any],
+           failed: set[int]) -> dict[str, Any]:
+    """A batch call (:data:`BATCHES`) whose entries at the positions ``failed`` fail, as the service
+    answers then: the others are sent, those are not, and the answer says which."""
+    entries = list(params["Entries"])
+    sent = [e for i, e in enumerate(entries) if i not in failed]
+    answer = method(**{**params, "Entries": sent}) if sent else {}
+    if operation == "send_message_batch":
+        return {"Successful": answer.get("Successful", []),
+                "Failed": [{"Id": entries[i]["Id"], "SenderFault": False, "Code": "InternalError",
+                            "Message": "the message was not sent (a failure of the service)"} for i in sorted(failed)]}
+    done = iter(answer.get("Entries", []))
+    return {"FailedEntryCount": len(failed),
+            "Entries": [{"ErrorCode": "InternalFailure", "ErrorMessage": "the event was not put (a failure of the "
+                         "service)"} if i in failed else next(done) for i in range(len(entries))]}
+
+
 def client_error(code: str, message: str, operation: str) -> ClientError:
     """The error boto3 raises for a refusal of ``code``."""
     return ClientError({"Error": {"Code": code, "Message": message}}, operation)

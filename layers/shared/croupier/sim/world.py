@@ -50,11 +50,13 @@ import time
 import uuid
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 
 from ..app import aws, config, keys, operators, seamless, store
 from ..app.clock import VirtualClock, using
@@ -71,6 +73,7 @@ from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import TRANSACTION_CONFLICT, WRITES, FakeDynamo, Refused, in_flight
 from .memory import (
     ACCOUNT,
+    BATCHES,
     REGION,
     AwsInMemory,
     Context,
@@ -78,8 +81,10 @@ from .memory import (
     ScreensInMemory,
     SqsInMemory,
     SsmInMemory,
+    Unreliable,
     client_error,
     function_handler,
+    partly,
     settings_for,
     template_tables,
 )
@@ -108,7 +113,7 @@ BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
-                   "outage", "abandoned-call", "transaction-conflict", "die-late")
+                   "outage", "abandoned-call", "transaction-conflict", "die-late", "service-error")
 """Faults of one invocation: the function's process dies before or after one of its store calls
 (after: the call took effect, its answer is lost), it runs out of time at a store call, it finishes
 but its answer never reaches the caller, it is never run (Lambda throttles it), or every store call
@@ -124,12 +129,18 @@ writes meets another transaction in flight on one of its items (``transaction-co
 apart, per write: DynamoDB refuses it, :func:`croupier.sim.dynamo.in_flight`), which no write of the
 world's one process can otherwise meet; or its process dies before or after one of its store calls
 after the twelfth (``die-late``, drawn apart: the 13th to the :data:`LATE_CALLS`-th, where the other
-deaths never strike; an invocation that makes fewer calls does not die)."""
+deaths never strike; an invocation that makes fewer calls does not die); or one of its calls to
+another AWS service (Step Functions, SQS, EventBridge, SSM, the screens' connections) fails once the
+SDK's retries ran out (``service-error``, drawn apart, per call: :meth:`World._service_call`)."""
 ABANDONED_ERRORS = ("Lambda.ClientExecutionTimeoutException", "Lambda.SdkClientException")
 THROTTLED, DIED, TIMED_OUT, ANSWER_LOST = ("Lambda.TooManyRequestsException", "Runtime.ExitError", "Sandbox.Timedout",
                                            "Lambda.ServiceException")
 STORM = "ProvisionedThroughputExceededException"
-INJECTED_ERRORS = frozenset({THROTTLED, DIED, TIMED_OUT, ANSWER_LOST, STORM, TRANSACTION_CONFLICT, *ABANDONED_ERRORS})
+SERVICE_ERRORS = (EndpointConnectionError, ReadTimeoutError)
+"""How a call to another AWS service fails once the SDK's retries ran out (``service-error``): not
+sent (the connection refused), or sent and its answer timed out."""
+INJECTED_ERRORS = frozenset({THROTTLED, DIED, TIMED_OUT, ANSWER_LOST, STORM, TRANSACTION_CONFLICT, *ABANDONED_ERRORS,
+                             *(error.__name__ for error in SERVICE_ERRORS)})
 """The errors the function faults make a task fail with, as Step Functions names them: any other
 is a function failing by itself."""
 ABANDONED_STARTS, ABANDONED_RUNS, ABANDONED_CALLS = 1.5, 4.0, 8
@@ -175,7 +186,7 @@ DEFAULT_RATES: dict[str, float] = {
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
-    "transaction-conflict": 0.001, "die-late": 0.02,
+    "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -228,7 +239,7 @@ class Invocation:
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
-         "transaction-conflict": "t", "die-late": "l"}
+         "transaction-conflict": "t", "die-late": "l", "service-error": "v"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -448,6 +459,9 @@ class World:
         self.conflicts = self._apart("transaction-conflict", f"{seed}:conflicts")
         """Which writes meet a transaction in flight, drawn apart: with none, a world plays as it did
         before they were simulated."""
+        self.service_errors = self._apart("service-error", f"{seed}:service-errors")
+        """Which calls to the AWS services other than DynamoDB fail, and how, drawn apart: with none,
+        a world plays as it did before they were simulated."""
         self.out_until: dict[str, float] = {}
         """Per function in an outage: until when Lambda throttles every invocation of it."""
         self.outs: list[tuple[float, float]] = []
@@ -462,8 +476,10 @@ class World:
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
         self.screens = ScreensInMemory(self._posted)
         self.operator = OperatorAtWorld(self.clock, self.wallet_faults, random.Random(f"{seed}:operator"), self.note)
-        self.aws = AwsInMemory(self.dynamo, {"stepfunctions": self.sfn, "events": self.bus, "ssm": SsmInMemory(),
-                                             "sqs": SqsInMemory(self._queued), "apigatewaymanagementapi": self.screens})
+        self.aws = AwsInMemory(self.dynamo, {
+            service: Unreliable(client, partial(self._service_call, service))
+            for service, client in (("stepfunctions", self.sfn), ("events", self.bus), ("ssm", SsmInMemory()),
+                                    ("sqs", SqsInMemory(self._queued)), ("apigatewaymanagementapi", self.screens))})
         self.steps: list[_Step] = []
         self.step_seq = itertools.count()
         self.steps_run = 0
@@ -521,6 +537,8 @@ class World:
         self.watching: dict[str, list[tuple[str, Any]]] = {}
         """Each table's screens: their connection and who watches (its players, its supervisor)."""
         self.posts = 0
+        self.unpushed: set[str] = set()
+        """The push messages SQS did not send (``service-error``) and nobody has sent since."""
         self.live_failures = 0
         """Stream batches the live function gave up on (its failure destination's messages)."""
         from .invariants import Invariants
@@ -635,6 +653,40 @@ class World:
             self.conflicts.happened("transaction-conflict")
             self.note(f"  {invocation.function}'s {operation} meets a transaction in flight")
             raise in_flight(operation, request, self.conflicts.rng.randrange(len(request.get("TransactItems", [0]))))
+
+    def _service_call(self, service: str, operation: str, method: Callable[..., Any], params: Mapping[str, Any]) -> Any:
+        """A function's call to an AWS service other than DynamoDB, which may fail once the SDK's
+        retries ran out (``service-error``, drawn apart, per call made within an invocation): before
+        it reached the service (a connection refused: nothing done), after (the answer timed out:
+        done all the same), or, for a batch (:data:`~croupier.sim.memory.BATCHES`), in some of its
+        entries (answered, the others done)."""
+        invocation = self.invocation
+        where = f"{invocation.function} {service}.{operation}" if invocation else ""
+        number = None if invocation is None else self.service_errors.roll("service-error", where)
+        if number is None:
+            return method(**params)
+        self.service_errors.happened("service-error")
+        # how it fails, drawn from its number: sparing another changes none
+        rng, endpoint = random.Random(f"{self.seed}:service-error:{number}"), f"https://{service}.{REGION}.amazonaws.com/"
+        how = rng.choice(("before", "after", "entries") if (service, operation) in BATCHES else ("before", "after"))
+        self.note(f"  {where} fails {how}")
+        unsent, timed_out = SERVICE_ERRORS
+        if how == "before":
+            self._not_pushed(params, range(len(params.get("Entries", []))))
+            raise unsent(endpoint_url=endpoint)
+        if how == "entries":
+            entries = len(params["Entries"])
+            failed = set(rng.sample(range(entries), rng.randint(1, entries)))
+            self._not_pushed(params, failed)
+            return partly(operation, method, params, failed)
+        method(**params)
+        raise timed_out(endpoint_url=endpoint)
+
+    def _not_pushed(self, params: Mapping[str, Any], positions: Iterable[int]) -> None:
+        """Note the push messages a call to SQS did not send: each must be sent again (its change's
+        record handed again by the stream), unless the live function gave up on that record."""
+        if params.get("QueueUrl") == PUSH_QUEUE_URL:
+            self.unpushed.update(params["Entries"][i]["MessageBody"] for i in positions)
 
     def _interleave(self, invocation: Invocation, operation: str, until: float, *, workflows: bool = False) -> None:
         """Pause ``invocation`` before its store call until ``until`` (an ``interleave``: a time up
@@ -1412,6 +1464,7 @@ class World:
             return sent
         if url != PUSH_QUEUE_URL:
             raise client_error("AWS.SimpleQueueService.NonExistentQueue", f"no queue {url}", "SendMessage")
+        self.unpushed.discard(body)
         sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest(), delay)
         self.push_poller.schedule(self.clock.monotonic() + delay + 0.02)
         return sent
