@@ -14,6 +14,7 @@ import pytest
 
 from croupier.app import dealing, keys, push, settlement, steps, store, workflow
 from croupier.app.records import BetRecord
+from croupier.shoe import Shoe
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
 from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
@@ -21,7 +22,7 @@ from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
             "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0,
-            "service-error": 0.0}
+            "service-error": 0.0, "foreign-card": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -53,7 +54,7 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "transaction-conflict", "die-late", "service-error", "interleave"):
+                 "transaction-conflict", "die-late", "service-error", "foreign-card", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -645,3 +646,39 @@ def test_planted_push_failures_as_found_are_reported(monkeypatch: pytest.MonkeyP
     played = services_failing("services/1")
     # THEN the simulator says so
     assert any(v.invariant == reported for v in played.violations), [v.detail for v in played.violations]
+
+
+def foreign_cards() -> World:
+    """A Pok Deng world (a shoe's cards go quickest there) in which every shoe holds a card of
+    another deck, somewhere before the cut card."""
+    played = World("foreign/3", Plan(DEFAULT_RATES | AS_FOUND | {"foreign-card": 1.0}), rounds=40, tables=2,
+                   players=3, game="pok-deng", screens=False)
+    played.run()
+    return played
+
+
+def test_a_ninth_copy_dealt_from_a_shoe_is_refused_its_round_paused_and_voided() -> None:
+    # GIVEN every shoe holding a card of another deck (a ninth copy of one of its cards)
+    # WHEN 40 rounds are played
+    played = foreign_cards()
+    # THEN a ninth copy reached a hand (whichever copy came last: the shoe cannot tell them apart),
+    # its scan was refused, its round paused (card-refused) and voided, every stake refunded; the
+    # round's hands hold the dealer's other cards; every invariant held
+    assert played.violations == [], [v.detail for v in played.violations]
+    refused = {round_id for round_id, physical in played.physical.items() if physical.refused}
+    assert refused and played.invariants.checked["refused"] == len(refused)
+    for round_id in refused:
+        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
+        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
+    assert played.voided_why["a card the shoe refused is in a hand"] == len(refused)
+
+
+def test_planted_ninth_copy_accepted_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    def counted_whatever(shoe: Shoe, card: str) -> None:  # the shoe's count without its limit
+        shoe.counts[card] = shoe.counts.get(card, 0) + 1
+        shoe.cards_drawn += 1
+
+    in_this_thread(monkeypatch).setattr(Shoe, "_count", counted_whatever)
+    played = foreign_cards()
+    assert any(v.invariant == "cards" and "ninth copy" in v.detail for v in played.violations), \
+        [v.detail for v in played.violations]

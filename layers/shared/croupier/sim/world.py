@@ -148,7 +148,7 @@ FIRST_CALLS, LATE_CALLS = 12, 30
 """The store calls an invocation may die at: one of its first twelve (``die-before-call``, ``die-after-call``,
 ``timeout``), or one of the next ones up to the 30th (``die-late``)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal")
+                "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal", "foreign-card")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
@@ -158,7 +158,8 @@ supervisor pauses a round being dealt (the dealer stops; the supervisor resumes 
 its timer, as any paused round), a blackjack player pre-selects hit or stand for their turn while
 another seat decides (applied when their turn starts; drawn apart, per seat and decision), a
 Baccarat dealer starts dealing 1.5 to 4 s before the countdown ends (:data:`EARLY_DEALS`; drawn
-apart, per round)."""
+apart, per round), a shoe holds a card of another deck, a ninth copy of one of its cards, somewhere
+before the cut card (``foreign-card``, drawn apart, per shoe: :meth:`World._new_shoe`)."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
@@ -186,7 +187,7 @@ DEFAULT_RATES: dict[str, float] = {
     "conflict-storm": 0.005, "duplicate-delivery": 0.03, "late-delivery": 0.02, "double-click": 0.05,
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
-    "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002,
+    "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002, "foreign-card": 0.05,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -239,7 +240,7 @@ class Invocation:
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
-         "transaction-conflict": "t", "die-late": "l", "service-error": "v"}
+         "transaction-conflict": "t", "die-late": "l", "service-error": "v", "foreign-card": "f"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -347,6 +348,10 @@ class PhysicalRound:
     cards: list[str] = field(default_factory=list)
     stray: list[str] = field(default_factory=list)
     """Cards the reader scanned that no hand was dealt (a stray scan)."""
+    refused: list[int] = field(default_factory=list)
+    """The positions in :attr:`cards` of the ninth copies of a card drawn from the shoe (a card of
+    another deck in it, ``foreign-card``, or the eighth of the shoe's own after it): in a hand at the
+    table, and refused by the application, as every ninth copy must be."""
     stopped: str | None = None
     dealer_up: list[str] = field(default_factory=list)
     """The dealer's cards dealt face up, in order."""
@@ -458,6 +463,9 @@ class World:
         with none, a world plays as it did before they were simulated."""
         self.conflicts = self._apart("transaction-conflict", f"{seed}:conflicts")
         """Which writes meet a transaction in flight, drawn apart: with none, a world plays as it did
+        before they were simulated."""
+        self.foreign = self._apart("foreign-card", f"{seed}:foreign-cards")
+        """Which shoes hold a card of another deck, drawn apart: with none, a world plays as it did
         before they were simulated."""
         self.service_errors = self._apart("service-error", f"{seed}:service-errors")
         """Which calls to the AWS services other than DynamoDB fail, and how, drawn apart: with none,
@@ -906,6 +914,13 @@ class World:
     def _new_shoe(self, table: TableAtWorld) -> None:
         table.shoe = Shoe(self.rng, next(self.shoe_numbers))
         table.shoe.position = self.rng.randint(0, 3)  # the dealer's hands are not a machine's
+        if self.foreign.roll("foreign-card", table.shoe.shoe_id) is not None:
+            self.foreign.happened("foreign-card")
+            # which card, and where, drawn from the shoe's number: sparing another changes neither
+            rng = random.Random(f"{self.seed}:foreign:{table.shoe.shoe_id}")
+            card, at = rng.choice(sorted(set(table.shoe.cards))), rng.randint(table.shoe.position, CUT_AT)
+            table.shoe.cards.insert(at, card)
+            self.note(f"  {table.table_id}'s {table.shoe.shoe_id} holds a card of another deck: {card}, #{at}")
         self._send(table, "shoe-shuffled", {"table_id": table.table_id, "shoe_id": table.shoe.shoe_id}, CONSOLE)
         self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: dealer looks at the console",
                 lambda: self._burn(table, 0))
@@ -1131,6 +1146,8 @@ class World:
             assert table.shoe is not None
             card = table.shoe.draw()
             physical.engine.deal(card)
+            if table.shoe.drawn[card] > DECKS:
+                physical.refused.append(len(physical.cards))
             physical.cards.append(card)
             dealt_to: str | None = physical.round_id
             if not expected.face_up:
@@ -1169,12 +1186,21 @@ class World:
             return
         if self.rng.random() < 0.2:
             return
+        if physical.refused:  # a copy the shoe refused is in a hand: the round cannot go on as dealt
+            self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor voids "
+                    "(a card refused)", lambda: self._void_refused(physical.round_id))
+            return
         blocked = rnd.get("blocked") or {}
         card = None
         if blocked:  # what the camera shows: a card the dealer dealt into this round, or another
             card = "round" if self.scans.get(str(blocked.get("scan_id"))) == physical.round_id else "discarded"
         self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor resumes "
                 f"({card or 'no card'})", lambda: self._resume(physical.round_id, card))
+
+    def _void_refused(self, round_id: str) -> None:
+        from ..app import supervision
+
+        self._console("void", lambda: supervision.void(round_id, "a card the shoe refused is in a hand"))
 
     def _resume(self, round_id: str, card: str | None) -> None:
         from ..app import supervision
