@@ -81,6 +81,8 @@ SECTIONS: list[Section] = [
     Section("demo", "The README's main command, make demo, timed whole (set-up aside)", "bench_proofs:demo"),
     Section("localstore", "The local stack's DynamoDB (moto): one query of one partition as the table grows",
             "bench_proofs:localstore"),
+    Section("chaos", "The simulator: one round of croupier chaos (default faults, every invariant), one core",
+            "bench_chaos:chaos"),
 ]
 """Every section of ``make bench``, in the order they run. Add yours here."""
 
