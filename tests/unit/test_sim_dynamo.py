@@ -1051,3 +1051,38 @@ def test_what_the_stand_in_does_not_interpret_is_refused_by_name(dynamo: Any) ->
         table.batch_writer()
     with pytest.raises(Unsupported, match="batch_get_item"):
         dynamo.meta.client.batch_get_item(RequestItems={})
+
+
+@pytest.mark.parametrize("dynamo", ["fake"], indirect=True)
+def test_a_lagging_index_takes_each_change_when_told_an_items_changes_in_order(dynamo: Any) -> None:
+    """On the stand-in only: DynamoDB's indexes are eventually consistent, and moto's never lag."""
+    # GIVEN a stand-in on a clock whose indexes take a change 5 s after the table, the by-player
+    # index of a table, and then 1 s after
+    now = [1_700_000_000.0]
+    clocked = FakeDynamo(REGION, clock=lambda: now[0])
+    table = game_table(clocked)
+    delays = iter([5.0, 5.0, 1.0, 1.0, 0.0, 0.0, 2.0, 2.0])
+    clocked.lag_indexes(lambda table_name, index: next(delays) if table_name == "game" else 0.0)
+
+    def seen(index: str = "by-player") -> list[tuple[str, Any]]:
+        page = table.query(IndexName=index, KeyConditionExpression="gsi1pk = :p", ExpressionAttributeValues={":p": "P"})
+        return [(item["sk"], item.get("amount")) for item in page["Items"]]
+
+    # WHEN an item is put (5 s for each index), then changed (1 s), then changed again (at once)
+    table.put_item(Item={"pk": "b", "sk": "1", "gsi1pk": "P", "gsi1sk": "x", "amount": 1})
+    assert table.get_item(Key={"pk": "b", "sk": "1"})["Item"]["amount"] == 1  # the table has it
+    table.update_item(Key={"pk": "b", "sk": "1"}, UpdateExpression="SET amount = :a", ExpressionAttributeValues={":a": 2})
+    table.update_item(Key={"pk": "b", "sk": "1"}, UpdateExpression="SET amount = :a", ExpressionAttributeValues={":a": 3})
+    # THEN the indexes show nothing until the put is due, then every change due, in the table's order:
+    # the later changes wait for the put, however soon they were due themselves
+    assert seen() == [] and seen("slim") == []
+    now[0] += 4.9
+    assert seen() == []
+    now[0] += 0.1
+    assert seen() == [("1", 3)] and seen("slim") == [("1", 3)]
+    # and a delete (2 s) leaves the item in the indexes, as it was, until it is due
+    table.delete_item(Key={"pk": "b", "sk": "1"})
+    now[0] += 1.9
+    assert seen() == [("1", 3)] and table.get_item(Key={"pk": "b", "sk": "1"}).get("Item") is None
+    now[0] += 0.1
+    assert seen() == [] and seen("slim") == []

@@ -71,7 +71,9 @@ local secondary indexes, a key condition written value first, a condition object
 transaction's item, a paginator's ``PaginationConfig``, and every other operation.
 
 Simplified: every read sees every committed write (an index is never behind its table, as it may be
-on DynamoDB), and items past their TTL stay (DynamoDB deletes them at a time of its own).
+on DynamoDB) unless told otherwise (:meth:`FakeDynamo.lag_indexes`: then each change reaches each
+index when told, an item's changes in order), and items past their TTL stay (DynamoDB deletes them
+at a time of its own).
 Deterministic: no clock unless one is given, no randomness, no threads; one lock makes each request
 atomic.
 """
@@ -80,13 +82,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import heapq
 import itertools
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import Any, NoReturn, cast
 
 from boto3.dynamodb.conditions import ConditionBase, ConditionExpressionBuilder
@@ -1227,7 +1231,8 @@ class Sorted:
 
 @dataclass
 class Index:
-    """A global secondary index: its key, its projection, and its items by partition."""
+    """A global secondary index: its key, its projection, and its items by partition; and, when it
+    lags behind its table (:meth:`FakeDynamo.lag_indexes`), the changes it has yet to take."""
 
     name: str
     hash: str
@@ -1235,6 +1240,11 @@ class Index:
     projection: str
     include: frozenset[str]
     partitions: dict[Any, Sorted] = field(default_factory=dict)
+    behind: list[tuple[float, int, Item | None, Item | None]] = field(default_factory=list)
+    """Changes not taken yet, as a heap: when each is taken, in what order, the item before and after."""
+    last: dict[tuple[Any, tuple[Any, ...]], float] = field(default_factory=dict)
+    """Per item behind (by its place in the table): when its last change is taken. An item's changes
+    reach the index in the order the table took them."""
 
 
 @dataclass
@@ -1252,6 +1262,8 @@ class Table:
     partitions: dict[Any, Sorted] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     sequence: int = 0
+    changes_behind: Iterator[int] = field(default_factory=itertools.count)
+    """Numbers the changes an index takes later, in the order the table took them."""
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -1270,25 +1282,52 @@ class Table:
 
     def index_key(self, index: Index, item: Mapping[str, AttributeValue]) -> tuple[Any, tuple[Any, ...]] | None:
         """An item's partition and position in ``index``; None if it lacks the index's key."""
-        if index.hash not in item or (index.range is not None and index.range not in item):
+        if not self.indexed(index, item):
             return None
         partition, position = self.locate(item)
         head = () if index.range is None else (order(item[index.range]),)
         return order(item[index.hash]), (*head, partition, *position)
 
-    def commit(self, before: Item | None, after: Item | None) -> bool:
+    def commit(self, before: Item | None, after: Item | None, lag: Callable[[str], float] | None = None,
+               now: float = 0.0) -> bool:
         """Store ``after`` in place of ``before`` (None: no item; both have one key), in the table
-        and its indexes; False, and nothing stored, when it changes nothing."""
+        and its indexes (each ``lag(index)`` seconds from ``now`` later, when given); False, and
+        nothing stored, when it changes nothing."""
         if same_item(before, after):
             return False
-        partition, position = self.locate(cast(Item, after if after is not None else before))
-        self._store(self.partitions, partition, position, after)
+        place = self.locate(cast(Item, after if after is not None else before))
+        self._store(self.partitions, *place, after)
         for index in self.indexes.values():
-            if before is not None and (at := self.index_key(index, before)) is not None:
-                self._store(index.partitions, at[0], at[1], None)
-            if after is not None and (at := self.index_key(index, after)) is not None:
-                self._store(index.partitions, at[0], at[1], after)
+            if not (self.indexed(index, before) or self.indexed(index, after)):
+                continue  # the index holds the item neither before nor after
+            late = lag(index.name) if lag is not None else 0.0
+            if late <= 0.0 and place not in index.last:
+                self._index(index, before, after)
+                continue
+            at = max(now + late, index.last.get(place, now))
+            index.last[place] = at
+            heapq.heappush(index.behind, (at, next(self.changes_behind), before, after))
         return True
+
+    @staticmethod
+    def indexed(index: Index, item: Mapping[str, AttributeValue] | None) -> bool:
+        """Whether ``index`` holds ``item`` (it has the index's key)."""
+        return item is not None and index.hash in item and (index.range is None or index.range in item)
+
+    def catch_up(self, index: Index, now: float) -> None:
+        """``index`` takes the changes due by ``now``, in the order they come due."""
+        while index.behind and index.behind[0][0] <= now:
+            at, _, before, after = heapq.heappop(index.behind)
+            self._index(index, before, after)
+            place = self.locate(cast(Item, after if after is not None else before))
+            if index.last.get(place) == at:
+                del index.last[place]
+
+    def _index(self, index: Index, before: Item | None, after: Item | None) -> None:
+        if before is not None and (at := self.index_key(index, before)) is not None:
+            self._store(index.partitions, at[0], at[1], None)
+        if after is not None and (at := self.index_key(index, after)) is not None:
+            self._store(index.partitions, at[0], at[1], after)
 
     @staticmethod
     def _store(partitions: dict[Any, Sorted], partition: Any, position: tuple[Any, ...], item: Item | None) -> None:
@@ -1715,6 +1754,10 @@ class Service:
         self.lock = threading.RLock()
         self.changed: list[tuple[str, dict[str, Any]]] | None = None
         """Where every change is noted (the table and the item's key), once someone watches."""
+        self.lag: Callable[[str, str], float] | None = None
+        """How many seconds an index takes a change after its table (:meth:`FakeDynamo.lag_indexes`)."""
+        self.stale_reads: Counter[str] = Counter()
+        """Per index: the reads of it made while it had changes still to take."""
 
     def table(self, name: str) -> Table:
         found = self.tables.get(name)
@@ -1723,7 +1766,8 @@ class Service:
         return found
 
     def commit(self, table: Table, before: Item | None, after: Item | None) -> None:
-        if table.commit(before, after):
+        lag = self.lag
+        if table.commit(before, after, None if lag is None else partial(lag, table.name), self.now()):
             table.record(before, after, self.region, self.clock() if self.clock is not None else None)
             if self.changed is not None:
                 self.changed.append((table.name, plain({k: v for k, v in cast(Item, after or before).items()
@@ -1928,8 +1972,11 @@ class Service:
 
         return self.page(table, index, walk(), params, wanted, select)
 
-    @staticmethod
-    def index(table: Table, params: Mapping[str, Any]) -> Index | None:
+    def now(self) -> float:
+        return self.clock() if self.clock is not None else 0.0
+
+    def index(self, table: Table, params: Mapping[str, Any]) -> Index | None:
+        """The index a read names (None: the table's own items), having taken the changes due by now."""
         name = params.get("IndexName")
         if name is None:
             return None
@@ -1937,7 +1984,11 @@ class Service:
             raise Refused(f"The table does not have the specified index: {name}")
         if params.get("ConsistentRead"):
             raise Refused("Consistent reads are not supported on global secondary indexes")
-        return table.indexes[name]
+        index = table.indexes[name]
+        table.catch_up(index, self.now())
+        if index.behind:
+            self.stale_reads[name] += 1
+        return index
 
     @staticmethod
     def filter(params: Mapping[str, Any], found: Placeholders) -> Condition | None:
@@ -2189,6 +2240,19 @@ class FakeDynamo:
         with self._service.lock:
             return [plain(stored.items[position]) for stored in self._service.table(table).partitions.values()
                     for position in stored.positions]
+
+    def lag_indexes(self, lag: Callable[[str, str], float] | None) -> None:
+        """From now on, a change reaches each global secondary index ``lag(table, index)`` seconds
+        after its table took it (None: at once), no sooner than the item's change before it, as
+        DynamoDB propagates a change to its indexes: a query or scan of an index sees what the index
+        holds by then (the index's reads are eventually consistent). Needs a clock."""
+        if lag is not None and self._service.clock is None:
+            raise ValueError("an index that lags needs the clock the table's changes are dated by")
+        self._service.lag = lag
+
+    def stale_reads(self) -> Counter[str]:
+        """Per index (by name): how many queries and scans read it while it lagged behind its table."""
+        return Counter(self._service.stale_reads)
 
     def take_changes(self) -> list[tuple[str, dict[str, Any]]]:
         """The keys of the items changed since the last call, in commit order, with their table

@@ -91,6 +91,10 @@ class Invariants:
         self.credits: dict[str, list[int]] = {}
         """Per bet: each credit of its wallet for it (one, once it is closed)."""
         self.rounds_checked: set[str] = set()
+        self.calls_seen: set[str] = set()
+        self.round_calls: dict[str, list[dict[str, Any]]] = {}
+        """Per round: the keys of its calls to the operator's wallet, as they were made (the index
+        of a round's calls may lag: the checks read the table itself)."""
         self._hole: dict[str, tuple[int, bool]] = {}
         """Per round: the version last looked at, and whether its hole card was face down then."""
         self._secret: tuple[int, tuple[dict[str, tuple[str, frozenset[str]]], set[str]]] = (-1, ({}, set()))
@@ -133,8 +137,13 @@ class Invariants:
 
     def _ledgers(self) -> None:
         world, wallets = self.world, settings().wallet_table
-        touched = {keys.player_of(str(key["pk"])) for name, key in world.dynamo.take_changes()
-                   if name == wallets and keys.kind_of(key) != "call"}
+        changed = [key for name, key in world.dynamo.take_changes() if name == wallets]
+        for key in changed:
+            if keys.kind_of(key) == "call" and key["pk"] not in self.calls_seen:
+                self.calls_seen.add(key["pk"])
+                call = world.dynamo.peek(wallets, key) or {}
+                self.round_calls.setdefault(str(call.get("round_id")), []).append(key)
+        touched = {keys.player_of(str(key["pk"])) for key in changed if keys.kind_of(key) != "call"}
         for player in sorted(touched):
             self.checked["ledger"] += 1
             item = world.dynamo.peek(wallets, keys.wallet_key(player))
@@ -360,7 +369,9 @@ class Invariants:
         if spent:
             self.violation("tokens", f"round {round_id} finished {rnd['status']} holding {', '.join(spent)}", round_id)
         if any(bet.get("operator") for bet in bets):
-            self._calls_agree(round_id, reconcile.check_rounds([round_id]))
+            calls = [store.plain(world.dynamo.peek(settings().wallet_table, key) or {})
+                     for key in self.round_calls.get(round_id, [])]
+            self._calls_agree(round_id, reconcile.check([BetRecord.from_item(bet) for bet in bets], calls))
         expected: dict[str, int] = {}
         if not voided and physical is not None:
             if physical.stopped:

@@ -148,7 +148,8 @@ FIRST_CALLS, LATE_CALLS = 12, 30
 """The store calls an invocation may die at: one of its first twelve (``die-before-call``, ``die-after-call``,
 ``timeout``), or one of the next ones up to the 30th (``die-late``)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
-                "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal", "foreign-card")
+                "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal", "foreign-card",
+                "index-lag")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
@@ -159,7 +160,12 @@ its timer, as any paused round), a blackjack player pre-selects hit or stand for
 another seat decides (applied when their turn starts; drawn apart, per seat and decision), a
 Baccarat dealer starts dealing 1.5 to 4 s before the countdown ends (:data:`EARLY_DEALS`; drawn
 apart, per round), a shoe holds a card of another deck, a ninth copy of one of its cards, somewhere
-before the cut card (``foreign-card``, drawn apart, per shoe: :meth:`World._new_shoe`)."""
+before the cut card (``foreign-card``, drawn apart, per shoe: :meth:`World._new_shoe`), a global
+secondary index takes a change of its table up to :data:`INDEX_LAG` seconds late (``index-lag``,
+drawn apart, per change an index takes: :meth:`World._index_lag`), as DynamoDB's indexes, eventually
+consistent, may."""
+INDEX_LAG = 20.0
+"""The longest an index takes a change late (``index-lag``), in seconds."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
@@ -188,6 +194,7 @@ DEFAULT_RATES: dict[str, float] = {
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
     "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002, "foreign-card": 0.05,
+    "index-lag": 0.05,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -240,7 +247,8 @@ class Invocation:
 
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
-         "transaction-conflict": "t", "die-late": "l", "service-error": "v", "foreign-card": "f"}
+         "transaction-conflict": "t", "die-late": "l", "service-error": "v", "foreign-card": "f",
+         "index-lag": "g"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -467,6 +475,9 @@ class World:
         self.foreign = self._apart("foreign-card", f"{seed}:foreign-cards")
         """Which shoes hold a card of another deck, drawn apart: with none, a world plays as it did
         before they were simulated."""
+        self.index_lags = self._apart("index-lag", f"{seed}:index-lags")
+        """Which changes reach an index late, drawn apart: with none, a world plays as it did before
+        they were simulated."""
         self.service_errors = self._apart("service-error", f"{seed}:service-errors")
         """Which calls to the AWS services other than DynamoDB fail, and how, drawn apart: with none,
         a world plays as it did before they were simulated."""
@@ -480,6 +491,7 @@ class World:
         self.clock = VirtualClock(seed=f"{seed}:clock")
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
+        self.dynamo.lag_indexes(self._index_lag)
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
         self.screens = ScreensInMemory(self._posted)
@@ -661,6 +673,15 @@ class World:
             self.conflicts.happened("transaction-conflict")
             self.note(f"  {invocation.function}'s {operation} meets a transaction in flight")
             raise in_flight(operation, request, self.conflicts.rng.randrange(len(request.get("TransactItems", [0]))))
+
+    def _index_lag(self, table: str, index: str) -> float:
+        """How late ``index`` of ``table`` takes a change (``index-lag``): at once, or up to
+        :data:`INDEX_LAG` seconds late, drawn from the fault's number (sparing another changes none)."""
+        number = self.index_lags.roll("index-lag", f"{table}/{index}")
+        if number is None:
+            return 0.0
+        self.index_lags.happened("index-lag")
+        return random.Random(f"{self.seed}:index-lag:{number}").uniform(0.0, INDEX_LAG)
 
     def _service_call(self, service: str, operation: str, method: Callable[..., Any], params: Mapping[str, Any]) -> Any:
         """A function's call to an AWS service other than DynamoDB, which may fail once the SDK's
