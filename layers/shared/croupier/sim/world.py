@@ -969,8 +969,8 @@ class World:
     def _open_round(self, table: TableAtWorld) -> None:
         from ..app import rounds
 
-        if self.rounds_started >= self.rounds_wanted:
-            return
+        if self.rounds_started >= self.rounds_wanted and self._opened_anyway(table) is None:
+            return  # every round wanted is dealt; but a round a failed press opened is pressed for again
         if self.screens_on:
             self._watch(table)
         assert table.shoe is not None
