@@ -138,11 +138,7 @@ class Invariants:
     def _ledgers(self) -> None:
         world, wallets = self.world, settings().wallet_table
         changed = [key for name, key in world.dynamo.take_changes() if name == wallets]
-        for key in changed:
-            if keys.kind_of(key) == "call" and key["pk"] not in self.calls_seen:
-                self.calls_seen.add(key["pk"])
-                call = world.dynamo.peek(wallets, key) or {}
-                self.round_calls.setdefault(str(call.get("round_id")), []).append(key)
+        self._calls_made([key for key in changed if keys.kind_of(key) == "call"])
         touched = {keys.player_of(str(key["pk"])) for key in changed if keys.kind_of(key) != "call"}
         for player in sorted(touched):
             self.checked["ledger"] += 1
@@ -168,6 +164,14 @@ class Invariants:
             if running != balance:
                 self.violation("ledger", f"{player}'s balance is {balance}; its ledger entries add up to {running}")
             self.versions[player], self.balances[player] = version, balance
+
+    def _calls_made(self, changed: list[dict[str, Any]]) -> None:
+        """Note each new call to the operator's wallet under its round (:attr:`round_calls`)."""
+        for key in changed:
+            if key["pk"] not in self.calls_seen:
+                self.calls_seen.add(key["pk"])
+                call = self.world.dynamo.peek(settings().wallet_table, key) or {}
+                self.round_calls.setdefault(str(call.get("round_id")), []).append(key)
 
     def _money_moved(self, entry: LedgerEntry) -> None:
         bet_id = entry.details.get("bet_id")
