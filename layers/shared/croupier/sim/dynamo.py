@@ -300,6 +300,21 @@ def typed(value: Any, names: bool = True) -> AttributeValue:
     What it returns is one valid member of botocore's ``AttributeValue`` union at every level, but
     for a map with a name that is not a string: :class:`NotAName` then, unless ``names`` is False
     (the map typed as it is, for :func:`check_attribute_values` to refuse it as botocore does)."""
+    kind = type(value)  # the exact types first, by identity: what nearly every value is
+    if kind is str:
+        return {"S": value}
+    if kind is dict:
+        if names and not all(map(isinstance, value, _STRINGS)):
+            raise NotAName
+        return {"M": {key: typed(inner, names) for key, inner in value.items()}}
+    if kind is int and -_WHOLE < value < _WHOLE:
+        return {"N": str(value)}
+    if kind is list:
+        return {"L": [typed(inner, names) for inner in value]}
+    return _typed(value, names)
+
+
+def _typed(value: Any, names: bool) -> AttributeValue:
     if isinstance(value, str):
         return {"S": value}
     if isinstance(value, bool):
@@ -323,12 +338,15 @@ def plain(item: Mapping[str, AttributeValue]) -> dict[str, Any]:
     return {name: _plain_value(value) for name, value in item.items()}
 
 
+_DECIMAL = DYNAMODB_CONTEXT.create_decimal
+
+
 def _plain_value(value: AttributeValue) -> Any:
     ((kind, content),) = value.items()
     if kind == "S" or kind == "BOOL":
         return content
     if kind == "N":
-        return DYNAMODB_CONTEXT.create_decimal(content)
+        return _DECIMAL(content)
     if kind == "M":
         return {key: _plain_value(inner) for key, inner in content.items()}
     if kind == "L":
@@ -407,7 +425,7 @@ def value_size(value: AttributeValue) -> int:
     """A value's size by DynamoDB's rules."""
     ((kind, content),) = value.items()  # only(value), inlined: called for every value written
     if kind == "S":
-        return len(content.encode("utf-8"))
+        return len(content) if content.isascii() else len(content.encode("utf-8"))
     if kind == "N":
         return number_size(content)
     if kind == "B":
@@ -451,7 +469,8 @@ def item_size(item: Mapping[str, AttributeValue]) -> int:
     known = _SIZES.get(id(item))
     if known is not None and known[0] is item:
         return known[1]
-    return _measured(item, sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items()))
+    return _measured(item, sum((len(name) if name.isascii() else len(name.encode("utf-8"))) + value_size(value)
+                               for name, value in item.items()))
 
 
 def show(value: AttributeValue) -> str:
