@@ -129,3 +129,40 @@ def test_tables_and_accounts_outlive_the_stack() -> None:
             assert spec.get("DeletionPolicy") == "Retain", name
     pool = RESOURCES["UserPool"]
     assert pool.get("DeletionPolicy") == "Retain" and pool["Properties"].get("DeletionProtection") == "ACTIVE"
+
+
+COUNTED = re.compile(r"\bcount\(([^)\n]*)")
+METRIC = re.compile(r"""["']([A-Z][A-Za-z]+)["']""")
+TOLD_NOT_ALARMED = {
+    "BetsPlaced": "business volume",
+    "RoundsSettled": "business volume",
+    "RoundsVoided": "business volume (a void's cause raised its own alarm, or was a supervisor's)",
+    "IdempotentReplays": "a client's retry, answered as the first time",
+    "ScreensGone": "a screen that disconnected, its connection removed",
+    "WalletCalls": "an operator wallet's traffic",
+    "WalletCallsRetried": "a call retried on its backoff; an outage has WalletCallsUnanswered",
+}
+"""The metrics the code counts that report normal work, each with why no alarm watches it."""
+
+
+def _alarmed_metrics() -> set[str]:
+    named: set[str] = set()
+    for resource in RESOURCES.values():
+        if resource["Type"] != "AWS::CloudWatch::Alarm":
+            continue
+        props = resource["Properties"]
+        named |= {props["MetricName"]} if "MetricName" in props else set()
+        named |= {m["MetricStat"]["Metric"]["MetricName"] for m in props.get("Metrics", []) if "MetricStat" in m}
+    return named
+
+
+def test_every_failure_the_code_counts_is_under_an_alarm() -> None:
+    """A metric counted for something that went wrong reaches an operator only through an alarm:
+    each one the code counts is watched by one, or is listed above as normal work."""
+    sources = [*(ROOT / "layers/shared/croupier").rglob("*.py"), *(ROOT / "functions").rglob("*.py")]
+    counted = {name for path in sources for call in COUNTED.findall(path.read_text(encoding="utf-8"))
+               for name in METRIC.findall(call)}
+    assert {"AlertsNotPublished", "RoundsPaused", "RoundsVoided"} <= counted  # the patterns find the calls
+    assert set(TOLD_NOT_ALARMED) <= counted, "a metric listed as normal work that the code no longer counts"
+    unwatched = counted - _alarmed_metrics() - set(TOLD_NOT_ALARMED)
+    assert unwatched == set(), f"counted, but no alarm watches: {sorted(unwatched)}"
