@@ -22,7 +22,7 @@ from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
             "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0,
-            "service-error": 0.0, "foreign-card": 0.0, "index-lag": 0.0}
+            "service-error": 0.0, "foreign-card": 0.0, "index-lag": 0.0, "seq-reuse": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -54,7 +54,8 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "transaction-conflict", "die-late", "service-error", "foreign-card", "index-lag", "interleave"):
+                 "transaction-conflict", "die-late", "service-error", "foreign-card", "index-lag", "seq-reuse",
+                 "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
@@ -670,7 +671,7 @@ def test_a_ninth_copy_dealt_from_a_shoe_is_refused_its_round_paused_and_voided()
     for round_id in refused:
         rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
         assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
-    assert played.voided_why["a card the shoe refused is in a hand"] == len(refused)
+    assert played.voided_why["a card refused is in a hand"] == len(refused)
 
 
 def test_planted_ninth_copy_accepted_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -680,7 +681,7 @@ def test_planted_ninth_copy_accepted_is_reported(monkeypatch: pytest.MonkeyPatch
 
     in_this_thread(monkeypatch).setattr(Shoe, "_count", counted_whatever)
     played = foreign_cards()
-    assert any(v.invariant == "cards" and "ninth copy" in v.detail for v in played.violations), \
+    assert any(v.invariant == "cards" and "had to refuse" in v.detail for v in played.violations), \
         [v.detail for v in played.violations]
 
 
@@ -712,3 +713,47 @@ def test_a_round_a_failed_press_opened_after_the_last_one_wanted_is_still_dealt(
     # betting for ever: world 1/9 of `croupier chaos --rounds 20000 --seed 1`)
     assert played.violations == [], [v.detail for v in played.violations]
     assert played.rounds_started == 4 and sum(played.rounds_finished.values()) == 4
+
+
+def reused_numbers(seed: str = "reused/2") -> World:
+    """A Pok Deng world whose reader gives one card in twenty a number it gave an earlier event."""
+    played = World(seed, Plan(DEFAULT_RATES | AS_FOUND | {"seq-reuse": 0.05}), rounds=30, tables=2, players=3,
+                   game="pok-deng", screens=False)
+    played.run()
+    return played
+
+
+def test_a_card_the_reader_numbers_again_is_refused_its_round_paused_and_voided() -> None:
+    # GIVEN a reader that now and then numbers a card dealt to a hand with a number it used before
+    # (one its table's log placed already)
+    # WHEN 30 rounds are played
+    played = reused_numbers()
+    # THEN each such card is kept in the log, refused for its number; its round paused
+    # (card-refused) and voided, every stake refunded; the hands hold the dealer's other cards;
+    # every invariant held
+    assert played.violations == [], [v.detail for v in played.violations]
+    refused = {round_id for round_id, physical in played.physical.items() if physical.refused}
+    assert len(refused) >= 3 and played.faults.injected["seq-reuse"] >= len(refused)
+    assert played.invariants.checked["refused"] == len(refused)
+    for round_id in refused:
+        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
+        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
+    marked = [entry for table_id in played.tables
+              for entry in played.dynamo.partition(played._settings().game_table, keys.log_pk(table_id))
+              if entry.get("out_of_sequence")]
+    assert len(marked) >= len(refused) and all(entry["state"] == "refused" for entry in marked), marked
+
+
+def test_planted_log_that_forgets_a_readers_numbers_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a log that places a number it placed before as if it were new (the reader's order unchecked)
+    recorded = store.record_device_event
+
+    def forgetting(entry: Any, seq: tuple[str, int] | None = None) -> int | None:
+        head = store.log_head(entry.table_id)
+        again = seq is not None and seq[1] <= int((head.get("seqs") or {}).get(seq[0], 0))
+        return recorded(entry, None if again else seq)
+
+    in_this_thread(monkeypatch).setattr(store, "record_device_event", forgetting)
+    played = reused_numbers()
+    assert any(v.invariant == "cards" and "had to refuse" in v.detail for v in played.violations), \
+        [v.detail for v in played.violations]

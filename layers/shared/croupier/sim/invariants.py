@@ -18,8 +18,9 @@ When a round finishes:
   call, of what it paid, and no debit of the round is left accepted without its bet or voided
   without its cancel);
 - the hands hold exactly the cards the dealer dealt them, in order (a voided round: the cards it
-  took are the first ones dealt), and no stray scan is among them, nor a ninth copy of a card
-  (refused: a round dealt one is voided, never settled);
+  took are the first ones dealt), and no stray scan is among them, nor a ninth copy of a card, nor
+  a card the reader numbered with a number it had used before (refused: a round dealt one is
+  voided, never settled);
 - its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
   earlier shoe, or one scan counted twice, would: a real copy is refused later);
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
@@ -342,14 +343,15 @@ class Invariants:
         cards = [str(e["card"]) for e in rnd.get("events", []) if "card" in e]
         self.shoe_counted(str(rnd["table_id"]), round_id)
         if physical is not None:
-            # a ninth copy is in a hand at the table, never in the round's: it is refused, and the
-            # round, paused so, is voided (the supervisor's, or its timer's)
+            # a card the application must refuse (a ninth copy, a number the reader used before) is
+            # in a hand at the table, never in the round's: it is refused, and the round, paused so,
+            # is voided (the supervisor's, or its timer's)
             dealt = [card for i, card in enumerate(physical.cards) if i not in physical.refused]
             if physical.refused:
                 self.checked["refused"] += 1
                 if not voided:
-                    self.violation("cards", f"round {round_id} was settled with a ninth copy of "
-                                            f"{physical.cards[physical.refused[0]]} in a hand", round_id)
+                    self.violation("cards", f"round {round_id} was settled with a card it had to refuse, "
+                                            f"{physical.cards[physical.refused[0]]}, in a hand", round_id)
             if (cards != dealt[:len(cards)]) if voided else (cards != dealt):
                 self.violation("hands", f"round {round_id}'s hands hold {cards}; the dealer dealt {dealt} "
                                         f"(stray scans {physical.stray})", round_id)

@@ -149,7 +149,7 @@ FIRST_CALLS, LATE_CALLS = 12, 30
 ``timeout``), or one of the next ones up to the 30th (``die-late``)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                 "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal", "foreign-card",
-                "index-lag")
+                "index-lag", "seq-reuse")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
@@ -163,7 +163,9 @@ apart, per round), a shoe holds a card of another deck, a ninth copy of one of i
 before the cut card (``foreign-card``, drawn apart, per shoe: :meth:`World._new_shoe`), a global
 secondary index takes a change of its table up to :data:`INDEX_LAG` seconds late (``index-lag``,
 drawn apart, per change an index takes: :meth:`World._index_lag`), as DynamoDB's indexes, eventually
-consistent, may."""
+consistent, may; the card reader numbers a round's card with a number it gave an earlier event of the
+table's log (``seq-reuse``, drawn apart, per card dealt to a hand: :meth:`World._reused_number`), as
+a reader's faulty count would."""
 INDEX_LAG = 20.0
 """The longest an index takes a change late (``index-lag``), in seconds."""
 RACE_FAULTS = ("interleave",)
@@ -194,7 +196,7 @@ DEFAULT_RATES: dict[str, float] = {
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
     "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002, "foreign-card": 0.05,
-    "index-lag": 0.05,
+    "index-lag": 0.05, "seq-reuse": 0.001,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -248,7 +250,7 @@ class Invocation:
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
          "transaction-conflict": "t", "die-late": "l", "service-error": "v", "foreign-card": "f",
-         "index-lag": "g"}
+         "index-lag": "g", "seq-reuse": "q"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -357,9 +359,10 @@ class PhysicalRound:
     stray: list[str] = field(default_factory=list)
     """Cards the reader scanned that no hand was dealt (a stray scan)."""
     refused: list[int] = field(default_factory=list)
-    """The positions in :attr:`cards` of the ninth copies of a card drawn from the shoe (a card of
-    another deck in it, ``foreign-card``, or the eighth of the shoe's own after it): in a hand at the
-    table, and refused by the application, as every ninth copy must be."""
+    """The positions in :attr:`cards` of the cards in a hand at the table that the application must
+    refuse: the ninth copies of a card drawn from the shoe (a card of another deck in it,
+    ``foreign-card``, or the eighth of the shoe's own after it), and the cards the reader gave a
+    number it had used before (``seq-reuse``)."""
     stopped: str | None = None
     dealer_up: list[str] = field(default_factory=list)
     """The dealer's cards dealt face up, in order."""
@@ -478,6 +481,9 @@ class World:
         self.index_lags = self._apart("index-lag", f"{seed}:index-lags")
         """Which changes reach an index late, drawn apart: with none, a world plays as it did before
         they were simulated."""
+        self.reused = self._apart("seq-reuse", f"{seed}:seq-reuses")
+        """Which cards the reader numbers with a number it used before, drawn apart: with none, a
+        world plays as it did before they were simulated."""
         self.service_errors = self._apart("service-error", f"{seed}:service-errors")
         """Which calls to the AWS services other than DynamoDB fail, and how, drawn apart: with none,
         a world plays as it did before they were simulated."""
@@ -1167,7 +1173,8 @@ class World:
             assert table.shoe is not None
             card = table.shoe.draw()
             physical.engine.deal(card)
-            if table.shoe.drawn[card] > DECKS:
+            reused = self._reused_number(table, card)
+            if table.shoe.drawn[card] > DECKS or reused is not None:
                 physical.refused.append(len(physical.cards))
             physical.cards.append(card)
             dealt_to: str | None = physical.round_id
@@ -1175,7 +1182,7 @@ class World:
                 physical.face_down.append(card)
             elif expected.hand == "dealer":
                 physical.dealer_up.append(card)
-            self._scan(table, card, dealt_to)
+            self._scan(table, card, dealt_to, reused)
             if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
@@ -1207,7 +1214,7 @@ class World:
             return
         if self.rng.random() < 0.2:
             return
-        if physical.refused:  # a copy the shoe refused is in a hand: the round cannot go on as dealt
+        if physical.refused:  # a card refused is in a hand: the round cannot go on as dealt
             self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor voids "
                     "(a card refused)", lambda: self._void_refused(physical.round_id))
             return
@@ -1221,7 +1228,7 @@ class World:
     def _void_refused(self, round_id: str) -> None:
         from ..app import supervision
 
-        self._console("void", lambda: supervision.void(round_id, "a card the shoe refused is in a hand"))
+        self._console("void", lambda: supervision.void(round_id, "a card refused is in a hand"))
 
     def _resume(self, round_id: str, card: str | None) -> None:
         from ..app import supervision
@@ -1399,21 +1406,41 @@ class World:
         self.at(self.clock.monotonic() + self.rng.uniform(1.0, 3.0), f"{table.table_id}: open round",
                 lambda: self._open_round(table))
 
-    def _scan(self, table: TableAtWorld, card: str, dealt_to: str | None = None) -> None:
+    def _scan(self, table: TableAtWorld, card: str, dealt_to: str | None = None, seq: int | None = None) -> None:
         """The reader scans ``card``; ``dealt_to``: the round whose hand it was dealt to (None: a
-        burn, or a card no hand was dealt), as the supervisor sees it on camera."""
+        burn, or a card no hand was dealt), as the supervisor sees it on camera; ``seq``: the number
+        the reader gives it, when not its next one (``seq-reuse``)."""
         if self.reader_faults.roll("failed-scan", table.table_id) is not None:
             self.reader_faults.happened("failed-scan")  # the reader could not read it: scanned again
             self._send_reader(table, "scan-failed", {"reason": "unreadable"}, self.reader_ids, self.reader_faults)
-        scan_id = self._send_reader(table, "card-scanned", {"card": card})
+        scan_id = self._send_reader(table, "card-scanned", {"card": card}, seq=seq)
         self.scans[scan_id] = dealt_to
 
+    def _reused_number(self, table: TableAtWorld, card: str) -> int | None:
+        """The number the reader gives a card dealt to a hand instead of its next one (``seq-reuse``):
+        one of the last few its table's log placed already, drawn from the fault's number (sparing
+        another changes none); None for its next one. A number the log has not placed yet (its event
+        still on the way) is not taken: the log cannot tell which of two events with one number is
+        the reader's mistake before both have come, and would place the first to come."""
+        number = self.reused.roll("seq-reuse", f"{table.table_id} {card}")
+        if number is None:
+            return None
+        head = self.dynamo.peek(settings().game_table, keys.log_head_key(table.table_id)) or {}
+        placed = int((head.get("seqs") or {}).get(table.reader, 0))
+        if placed < 1:
+            return None
+        self.reused.happened("seq-reuse")
+        reused = random.Random(f"{self.seed}:seq-reuse:{number}").randint(max(1, placed - 5), placed)
+        self.note(f"  {table.table_id}'s reader numbers {card} #{reused} again (its next: #{table.seq + 1})")
+        return reused
+
     def _send_reader(self, table: TableAtWorld, kind: str, fields: dict[str, Any], ids: random.Random | None = None,
-                     faults: Faults | None = None) -> str:
-        table.seq += 1
+                     faults: Faults | None = None, seq: int | None = None) -> str:
+        if seq is None:
+            table.seq += 1
         scan_id = f"scan-{(ids or self.uuids).getrandbits(48):012x}"
-        detail = {"table_id": table.table_id, "reader_id": table.reader, "scan_id": scan_id, "seq": table.seq,
-                  **fields}
+        detail = {"table_id": table.table_id, "reader_id": table.reader, "scan_id": scan_id,
+                  "seq": table.seq if seq is None else seq, **fields}
         self._send(table, kind, detail, READER, ids, faults)
         return scan_id
 
