@@ -649,13 +649,29 @@ def test_planted_push_failures_as_found_are_reported(monkeypatch: pytest.MonkeyP
     assert any(v.invariant == reported for v in played.violations), [v.detail for v in played.violations]
 
 
-def foreign_cards() -> World:
-    """A Pok Deng world (a shoe's cards go quickest there) in which every shoe holds a card of
-    another deck, somewhere before the cut card."""
-    played = World("foreign/3", Plan(DEFAULT_RATES | AS_FOUND | {"foreign-card": 1.0}), rounds=40, tables=2,
-                   players=3, game="pok-deng", screens=False)
+def pok_deng(seed: str, rates: dict[str, float], rounds: int) -> World:
+    """A Pok Deng world (a shoe's cards go quickest there), screens off, played as found but for
+    ``rates``."""
+    played = World(seed, Plan(DEFAULT_RATES | AS_FOUND | rates), rounds=rounds, tables=2, players=3,
+                   game="pok-deng", screens=False)
     played.run()
     return played
+
+
+def foreign_cards() -> World:
+    """A Pok Deng world in which every shoe holds a card of another deck, somewhere before the cut card."""
+    return pok_deng("foreign/3", {"foreign-card": 1.0}, rounds=40)
+
+
+def refused_rounds_voided(played: World) -> set[str]:
+    """The rounds dealt a card the application had to refuse: each checked so, paused for it
+    (card-refused) and voided."""
+    refused = {round_id for round_id, physical in played.physical.items() if physical.refused}
+    assert played.invariants.checked["refused"] == len(refused)
+    for round_id in refused:
+        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
+        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
+    return refused
 
 
 def test_a_ninth_copy_dealt_from_a_shoe_is_refused_its_round_paused_and_voided() -> None:
@@ -666,12 +682,8 @@ def test_a_ninth_copy_dealt_from_a_shoe_is_refused_its_round_paused_and_voided()
     # its scan was refused, its round paused (card-refused) and voided, every stake refunded; the
     # round's hands hold the dealer's other cards; every invariant held
     assert played.violations == [], [v.detail for v in played.violations]
-    refused = {round_id for round_id, physical in played.physical.items() if physical.refused}
-    assert refused and played.invariants.checked["refused"] == len(refused)
-    for round_id in refused:
-        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
-        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
-    assert played.voided_why["a card refused is in a hand"] == len(refused)
+    refused = refused_rounds_voided(played)
+    assert refused and played.voided_why["a card refused is in a hand"] == len(refused)
 
 
 def test_planted_ninth_copy_accepted_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -715,12 +727,9 @@ def test_a_round_a_failed_press_opened_after_the_last_one_wanted_is_still_dealt(
     assert played.rounds_started == 4 and sum(played.rounds_finished.values()) == 4
 
 
-def reused_numbers(seed: str = "reused/2") -> World:
+def reused_numbers() -> World:
     """A Pok Deng world whose reader gives one card in twenty a number it gave an earlier event."""
-    played = World(seed, Plan(DEFAULT_RATES | AS_FOUND | {"seq-reuse": 0.05}), rounds=30, tables=2, players=3,
-                   game="pok-deng", screens=False)
-    played.run()
-    return played
+    return pok_deng("reused/2", {"seq-reuse": 0.05}, rounds=30)
 
 
 def test_a_card_the_reader_numbers_again_is_refused_its_round_paused_and_voided() -> None:
@@ -732,12 +741,8 @@ def test_a_card_the_reader_numbers_again_is_refused_its_round_paused_and_voided(
     # (card-refused) and voided, every stake refunded; the hands hold the dealer's other cards;
     # every invariant held
     assert played.violations == [], [v.detail for v in played.violations]
-    refused = {round_id for round_id, physical in played.physical.items() if physical.refused}
+    refused = refused_rounds_voided(played)
     assert len(refused) >= 3 and played.faults.injected["seq-reuse"] >= len(refused)
-    assert played.invariants.checked["refused"] == len(refused)
-    for round_id in refused:
-        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
-        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd
     marked = [entry for table_id in played.tables
               for entry in played.dynamo.partition(played._settings().game_table, keys.log_pk(table_id))
               if entry.get("out_of_sequence")]
