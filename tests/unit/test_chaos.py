@@ -22,7 +22,8 @@ from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
             "early-deal": 0.0, "abandoned-call": 0.0, "transaction-conflict": 0.0, "die-late": 0.0,
-            "service-error": 0.0, "foreign-card": 0.0, "index-lag": 0.0, "seq-reuse": 0.0}
+            "service-error": 0.0, "foreign-card": 0.0, "index-lag": 0.0, "seq-reuse": 0.0,
+            "stale-read": 0.0}
 """What a world kept as a regression test leaves out to play as it was found: the faults simulated
 since (drawn apart, they change nothing else of it)."""
 
@@ -54,8 +55,8 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     for kind in ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                  "duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                  "failed-scan", "redelivery", "supervisor-pause", "outage", "early-deal", "abandoned-call",
-                 "transaction-conflict", "die-late", "service-error", "foreign-card", "index-lag", "seq-reuse",
-                 "interleave"):
+                 "transaction-conflict", "die-late", "service-error", "foreign-card", "index-lag", "stale-read",
+                 "seq-reuse", "interleave"):
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1

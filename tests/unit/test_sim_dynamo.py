@@ -1087,3 +1087,52 @@ def test_a_lagging_index_takes_each_change_when_told_an_items_changes_in_order(d
     assert seen() == [("1", 3)] and table.get_item(Key={"pk": "b", "sk": "1"}).get("Item") is None
     now[0] += 0.1
     assert seen() == [] and seen("slim") == []
+
+
+@pytest.mark.parametrize("dynamo", ["fake"], indirect=True)
+def test_an_eventually_consistent_read_may_see_the_table_as_it_was(dynamo: Any) -> None:
+    """On the stand-in only: DynamoDB's eventually consistent reads may miss the latest writes, and
+    moto's never do."""
+    # GIVEN a stand-in on a clock whose eventually consistent reads see the table as it was 1 s ago
+    now = [1_700_000_000.0]
+    clocked = FakeDynamo(REGION, clock=lambda: now[0])
+    table = game_table(clocked)
+    clocked.stale_reads_within(lambda name: 1.0, 1.0)
+    key = {"pk": "b", "sk": "1"}
+
+    def read(consistent: bool) -> Any:
+        return table.get_item(Key=key, ConsistentRead=consistent).get("Item", {}).get("amount")
+
+    def listed(consistent: bool) -> list[tuple[str, Any]]:
+        pages = [table.query(KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": "b"},
+                             ConsistentRead=consistent),
+                 table.scan(ConsistentRead=consistent)]
+        found = [[(item["sk"], item.get("amount")) for item in page["Items"]] for page in pages]
+        assert found[0] == found[1]  # the query and the scan see the same past
+        return found[0]
+
+    # WHEN an item is put, then changed half a second later
+    table.put_item(Item={**key, "amount": 1})
+    now[0] += 0.5
+    table.update_item(Key=key, UpdateExpression="SET amount = :a", ExpressionAttributeValues={":a": 2})
+    # THEN a strongly consistent read sees every write; an eventually consistent one, the table a
+    # second ago: nothing yet, then the first version, then the second
+    now[0] += 0.1
+    assert read(True) == 2 and listed(True) == [("1", 2)]
+    assert read(False) is None and listed(False) == []
+    now[0] += 0.5
+    assert read(False) == 1 and listed(False) == [("1", 1)]
+    now[0] += 0.5
+    assert read(False) == 2 and listed(False) == [("1", 2)]
+    # and a deleted item is still seen for a second, beside one put after it but not yet
+    table.delete_item(Key=key)
+    table.put_item(Item={"pk": "b", "sk": "2", "amount": 3})
+    now[0] += 0.9
+    assert listed(True) == [("2", 3)] and listed(False) == [("1", 2)] and read(False) == 2
+    now[0] += 0.2
+    assert listed(False) == [("2", 3)] and read(False) is None
+    assert clocked.stale_reads()["game"] == 15  # five gets, five queries and five scans
+    # and, told no more, every read sees the table as it is
+    clocked.stale_reads_within(None)
+    now[0] -= 0.5
+    assert listed(False) == [("2", 3)]

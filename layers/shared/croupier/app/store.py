@@ -1008,9 +1008,11 @@ def index_page(partition: str, limit: int, start: dict[str, Any] | None, *, newe
 
 
 def latest_ledger_entries(player: str, most: int) -> list[LedgerEntry]:
-    """A wallet's last ``most`` ledger entries, newest first."""
+    """A wallet's last ``most`` ledger entries, newest first, read consistently: the balance shown
+    beside them is (an eventually consistent read may miss the movement that balance shows)."""
     page = wallet_table().query(KeyConditionExpression="pk = :p AND begins_with(sk, :l)", ScanIndexForward=False,
-                                Limit=most, ExpressionAttributeValues={":p": wallet_pk(player), ":l": LEDGER})
+                                Limit=most, ExpressionAttributeValues={":p": wallet_pk(player), ":l": LEDGER},
+                                ConsistentRead=True)
     return [LedgerEntry.from_item(plain(i)) for i in page.get("Items", [])]
 
 
@@ -1026,10 +1028,11 @@ def ledger_entry(player: str, seq: int) -> LedgerEntry | None:
 
 def markers_from(marker: dict[str, str]) -> list[Marker]:
     """The once-only markers of a wallet whose operation begins as ``marker``'s (a key of
-    :func:`~croupier.app.keys.marker_key`: a bet's movements, ``bet:{bet}:``)."""
+    :func:`~croupier.app.keys.marker_key`: a bet's movements, ``bet:{bet}:``), read consistently: a
+    round's record lists every movement of its bets."""
     return [Marker.from_item(item) for item in query_all(
         wallet_table(), KeyConditionExpression="pk = :p AND begins_with(sk, :op)",
-        ExpressionAttributeValues={":p": marker["pk"], ":op": marker["sk"]})]
+        ExpressionAttributeValues={":p": marker["pk"], ":op": marker["sk"]}, ConsistentRead=True)]
 
 
 # --- the screens: connections and their watches --------------------------------------------------

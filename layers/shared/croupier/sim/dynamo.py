@@ -70,10 +70,11 @@ Anything else a request uses raises :class:`Unsupported` naming it, never ignore
 local secondary indexes, a key condition written value first, a condition object inside a
 transaction's item, a paginator's ``PaginationConfig``, and every other operation.
 
-Simplified: every read sees every committed write (an index is never behind its table, as it may be
-on DynamoDB) unless told otherwise (:meth:`FakeDynamo.lag_indexes`: then each change reaches each
-index when told, an item's changes in order), and items past their TTL stay (DynamoDB deletes them
-at a time of its own).
+Simplified: every read sees every committed write (an index is never behind its table, and an
+eventually consistent read never misses a write, as both may on DynamoDB) unless told otherwise
+(:meth:`FakeDynamo.lag_indexes`: then each change reaches each index when told, an item's changes in
+order; :meth:`FakeDynamo.stale_reads_within`: then an eventually consistent read of a table sees it
+as it was when told), and items past their TTL stay (DynamoDB deletes them at a time of its own).
 Deterministic: no clock unless one is given, no randomness, no threads; one lock makes each request
 atomic.
 """
@@ -1283,6 +1284,9 @@ class Table:
     sequence: int = 0
     changes_behind: Iterator[int] = field(default_factory=itertools.count)
     """Numbers the changes an index takes later, in the order the table took them."""
+    past: dict[Any, dict[tuple[Any, ...], list[tuple[float, Item | None]]]] = field(default_factory=dict)
+    """Per partition and place, when kept (:meth:`FakeDynamo.stale_reads_within`): the versions an
+    eventually consistent read may still see, each with when it was replaced, oldest first."""
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -1308,13 +1312,18 @@ class Table:
         return order(item[index.hash]), (*head, partition, *position)
 
     def commit(self, before: Item | None, after: Item | None, lag: Callable[[str], float] | None = None,
-               now: float = 0.0) -> bool:
+               now: float = 0.0, keep: float = 0.0) -> bool:
         """Store ``after`` in place of ``before`` (None: no item; both have one key), in the table
-        and its indexes (each ``lag(index)`` seconds from ``now`` later, when given); False, and
-        nothing stored, when it changes nothing."""
+        and its indexes (each ``lag(index)`` seconds from ``now`` later, when given), keeping
+        ``before`` for ``keep`` seconds for the eventually consistent reads; False, and nothing
+        stored, when it changes nothing."""
         if same_item(before, after):
             return False
         place = self.locate(cast(Item, after if after is not None else before))
+        if keep > 0.0:
+            versions = self.past.setdefault(place[0], {}).setdefault(place[1], [])
+            versions[:] = [version for version in versions if version[0] > now - keep]
+            versions.append((now, before))
         self._store(self.partitions, *place, after)
         for index in self.indexes.values():
             if not (self.indexed(index, before) or self.indexed(index, after)):
@@ -1327,6 +1336,21 @@ class Table:
             index.last[place] = at
             heapq.heappush(index.behind, (at, next(self.changes_behind), before, after))
         return True
+
+    def as_of(self, partition: Any, when: float) -> Sorted | None:
+        """A partition's items as they were at ``when`` (as far as :attr:`past` keeps them): what an
+        eventually consistent read may see."""
+        current, past = self.partitions.get(partition), self.past.get(partition) or {}
+        then = Sorted()
+        for position in {*(current.positions if current is not None else ()), *past}:
+            item = current.items.get(position) if current is not None else None
+            for replaced, version in past.get(position, ()):
+                if replaced > when:  # the first version replaced after ``when``: the one then
+                    item = version
+                    break
+            if item is not None:
+                then.put(position, item)
+        return then if then.positions else None
 
     @staticmethod
     def indexed(index: Index, item: Mapping[str, AttributeValue] | None) -> bool:
@@ -1774,6 +1798,11 @@ class Service:
         self.changed: list[tuple[str, dict[str, Any]]] | None = None
         """Where every change is noted (the table and the item's key), once someone watches."""
         self.lag: Callable[[str, str], float] | None = None
+        self.stale: Callable[[str], float] | None = None
+        """How many seconds old is what an eventually consistent read of a table sees
+        (:meth:`FakeDynamo.stale_reads_within`)."""
+        self.keep = 0.0
+        """How long a replaced version is kept for those reads, in seconds."""
         """How many seconds an index takes a change after its table (:meth:`FakeDynamo.lag_indexes`)."""
         self.stale_reads: Counter[str] = Counter()
         """Per index: the reads of it made while it had changes still to take."""
@@ -1786,7 +1815,7 @@ class Service:
 
     def commit(self, table: Table, before: Item | None, after: Item | None) -> None:
         lag = self.lag
-        if table.commit(before, after, None if lag is None else partial(lag, table.name), self.now()):
+        if table.commit(before, after, None if lag is None else partial(lag, table.name), self.now(), self.keep):
             table.record(before, after, self.region, self.clock() if self.clock is not None else None)
             if self.changed is not None:
                 self.changed.append((table.name, plain({k: v for k, v in cast(Item, after or before).items()
@@ -1876,7 +1905,13 @@ class Service:
     def get_item(self, params: Mapping[str, Any]) -> dict[str, Any]:
         table = self.table(params["TableName"])
         check_key(table, params["Key"])
-        found = table.get(params["Key"])
+        when = self.seen_as_of(table, params)
+        if when is None:
+            found = table.get(params["Key"])
+        else:
+            partition, position = table.locate(params["Key"])
+            then = table.as_of(partition, when)
+            found = then.items.get(position) if then is not None else None
         return {} if found is None else {"Item": found}
 
     def put_item(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -1951,7 +1986,9 @@ class Service:
                               f"attribute: {path[0]}")
         checked_placeholders(found, params)
         select = self.select(index, params)
-        partition = (index.partitions if index is not None else table.partitions).get(order(hash_value))
+        when = self.seen_as_of(table, params) if index is None else None
+        partition = (index.partitions if index is not None else table.partitions).get(order(hash_value)) \
+            if when is None else table.as_of(order(hash_value), when)
         positions = partition.positions if partition is not None else []
         low, high = key_range.bounds(positions) if key_range is not None else (0, len(positions))
         forward = params.get("ScanIndexForward", True)
@@ -1976,7 +2013,10 @@ class Service:
         wanted = self.filter(params, found)
         checked_placeholders(found, params)
         select = self.select(index, params)
-        partitions = index.partitions if index is not None else table.partitions
+        partitions: Mapping[Any, Sorted | None] = index.partitions if index is not None else table.partitions
+        when = self.seen_as_of(table, params) if index is None else None
+        if when is not None:
+            partitions = {key: table.as_of(key, when) for key in {*table.partitions, *table.past}}
         start = params.get("ExclusiveStartKey")
         at = self.start(table, index, start) if start is not None else None
 
@@ -1985,6 +2025,8 @@ class Service:
                 if at is not None and key < at[0]:
                     continue
                 partition = partitions[key]
+                if partition is None:
+                    continue
                 low = bisect.bisect_right(partition.positions, at[1]) if at is not None and key == at[0] else 0
                 for position in partition.positions[low:]:
                     yield partition.items[position]
@@ -1993,6 +2035,16 @@ class Service:
 
     def now(self) -> float:
         return self.clock() if self.clock is not None else 0.0
+
+    def seen_as_of(self, table: Table, params: Mapping[str, Any]) -> float | None:
+        """When the table was as an eventually consistent read of it sees it now (None: as it is)."""
+        if params.get("ConsistentRead") or self.stale is None:
+            return None
+        late = min(self.stale(table.name), self.keep)
+        if late <= 0.0:
+            return None
+        self.stale_reads[table.name] += 1
+        return self.now() - late
 
     def index(self, table: Table, params: Mapping[str, Any]) -> Index | None:
         """The index a read names (None: the table's own items), having taken the changes due by now."""
@@ -2269,8 +2321,18 @@ class FakeDynamo:
             raise ValueError("an index that lags needs the clock the table's changes are dated by")
         self._service.lag = lag
 
+    def stale_reads_within(self, stale: Callable[[str], float] | None, longest: float = 0.0) -> None:
+        """From now on, an eventually consistent read of a table (a ``GetItem``, or a ``Query`` or
+        ``Scan`` of its own items, without ``ConsistentRead``) sees it as it was ``stale(table)``
+        seconds ago, at most ``longest`` (None: as it is), as DynamoDB's may before every copy of the
+        item took the latest write; a strongly consistent read sees every write. Needs a clock."""
+        if stale is not None and self._service.clock is None:
+            raise ValueError("a stale read needs the clock the table's changes are dated by")
+        self._service.stale, self._service.keep = stale, longest if stale is not None else 0.0
+
     def stale_reads(self) -> Counter[str]:
-        """Per index (by name): how many queries and scans read it while it lagged behind its table."""
+        """Per index (by name), and per table for its eventually consistent reads seen stale: how many
+        reads were made while it lagged behind the table's writes."""
         return Counter(self._service.stale_reads)
 
     def take_changes(self) -> list[tuple[str, dict[str, Any]]]:

@@ -149,7 +149,7 @@ FIRST_CALLS, LATE_CALLS = 12, 30
 ``timeout``), or one of the next ones up to the 30th (``die-late``)."""
 WORLD_FAULTS = ("duplicate-delivery", "late-delivery", "double-click", "retry", "late-bet", "stray-card", "void",
                 "failed-scan", "redelivery", "supervisor-pause", "preselect", "early-deal", "foreign-card",
-                "index-lag", "seq-reuse")
+                "index-lag", "stale-read", "seq-reuse")
 """Faults of the world: the queue delivers an event again or late, a player sends a request twice
 at once or again later, bets after the countdown, the reader scans a card no hand can take, the
 supervisor voids a round, the reader fails to read a card (and the dealer scans it again), a
@@ -163,11 +163,15 @@ apart, per round), a shoe holds a card of another deck, a ninth copy of one of i
 before the cut card (``foreign-card``, drawn apart, per shoe: :meth:`World._new_shoe`), a global
 secondary index takes a change of its table up to :data:`INDEX_LAG` seconds late (``index-lag``,
 drawn apart, per change an index takes: :meth:`World._index_lag`), as DynamoDB's indexes, eventually
-consistent, may; the card reader numbers a round's card with a number it gave an earlier event of the
+consistent, may; an eventually consistent read of a table sees it as it was up to
+:data:`STALE_READ` seconds before (``stale-read``, drawn apart, per such read: :meth:`World._stale_read`),
+as DynamoDB's may; the card reader numbers a round's card with a number it gave an earlier event of the
 table's log (``seq-reuse``, drawn apart, per card dealt to a hand: :meth:`World._reused_number`), as
 a reader's faulty count would."""
 INDEX_LAG = 20.0
 """The longest an index takes a change late (``index-lag``), in seconds."""
+STALE_READ = 1.0
+"""How old at most is what an eventually consistent read sees (``stale-read``), in seconds."""
 RACE_FAULTS = ("interleave",)
 """Invocations at once: one pauses at one of its store calls while the world goes on (players'
 requests, deliveries, polls of the queues: other invocations, of any function), then goes on from
@@ -196,7 +200,7 @@ DEFAULT_RATES: dict[str, float] = {
     "retry": 0.05, "late-bet": 0.03, "stray-card": 0.01, "void": 0.01, "failed-scan": 0.01, "redelivery": 0.002,
     "supervisor-pause": 0.01, "outage": 0.0001, "preselect": 0.05, "early-deal": 0.01, "abandoned-call": 0.002,
     "transaction-conflict": 0.001, "die-late": 0.02, "service-error": 0.002, "foreign-card": 0.05,
-    "index-lag": 0.05, "seq-reuse": 0.001,
+    "index-lag": 0.05, "stale-read": 0.05, "seq-reuse": 0.001,
     "wallet-no-answer": 0.02, "wallet-lost-answer": 0.02, "wallet-error": 0.01, "wallet-duplicate": 0.02,
     "wallet-outage": 0.002, "interleave": 0.005,
 }
@@ -250,7 +254,7 @@ class Invocation:
 APART = {"screens": "s", "wallet": "w", "reader": "r", "interleave": "i", "delivery": "d", "supervisor": "p",
          "outage": "o", "preselect": "e", "early-deal": "a", "abandoned-call": "c",
          "transaction-conflict": "t", "die-late": "l", "service-error": "v", "foreign-card": "f",
-         "index-lag": "g", "seq-reuse": "q"}
+         "index-lag": "g", "stale-read": "h", "seq-reuse": "q"}
 """The generators whose faults are drawn apart from the rounds' own, and the letter their faults'
 labels begin with: ``w3`` is the third fault drawn on the way to the operator's wallet."""
 
@@ -481,6 +485,9 @@ class World:
         self.index_lags = self._apart("index-lag", f"{seed}:index-lags")
         """Which changes reach an index late, drawn apart: with none, a world plays as it did before
         they were simulated."""
+        self.stale_copies = self._apart("stale-read", f"{seed}:stale-reads")
+        """Which eventually consistent reads see a table as it was, drawn apart: with none, a world
+        plays as it did before they were simulated."""
         self.reused = self._apart("seq-reuse", f"{seed}:seq-reuses")
         """Which cards the reader numbers with a number it used before, drawn apart: with none, a
         world plays as it did before they were simulated."""
@@ -498,6 +505,7 @@ class World:
         self.dynamo = FakeDynamo(REGION, self.clock.time)
         self.dynamo.meta.client.around = self._around
         self.dynamo.lag_indexes(self._index_lag)
+        self.dynamo.stale_reads_within(self._stale_read, STALE_READ)
         self.dynamo.take_changes()  # from now on, every change is noted for the invariants
         self.sfn, self.bus = StepFunctionsInMemory(self), EventBusInMemory()
         self.screens = ScreensInMemory(self._posted)
@@ -688,6 +696,15 @@ class World:
             return 0.0
         self.index_lags.happened("index-lag")
         return random.Random(f"{self.seed}:index-lag:{number}").uniform(0.0, INDEX_LAG)
+
+    def _stale_read(self, table: str) -> float:
+        """How old is what an eventually consistent read of ``table`` sees (``stale-read``): the table
+        as it is, or as it was up to :data:`STALE_READ` seconds before, drawn from the fault's number."""
+        number = self.stale_copies.roll("stale-read", table)
+        if number is None:
+            return 0.0
+        self.stale_copies.happened("stale-read")
+        return random.Random(f"{self.seed}:stale-read:{number}").uniform(0.0, STALE_READ)
 
     def _service_call(self, service: str, operation: str, method: Callable[..., Any], params: Mapping[str, Any]) -> Any:
         """A function's call to an AWS service other than DynamoDB, which may fail once the SDK's
