@@ -1798,12 +1798,12 @@ class Service:
         self.changed: list[tuple[str, dict[str, Any]]] | None = None
         """Where every change is noted (the table and the item's key), once someone watches."""
         self.lag: Callable[[str, str], float] | None = None
+        """How many seconds an index takes a change after its table (:meth:`FakeDynamo.lag_indexes`)."""
         self.stale: Callable[[str], float] | None = None
         """How many seconds old is what an eventually consistent read of a table sees
         (:meth:`FakeDynamo.stale_reads_within`)."""
         self.keep = 0.0
         """How long a replaced version is kept for those reads, in seconds."""
-        """How many seconds an index takes a change after its table (:meth:`FakeDynamo.lag_indexes`)."""
         self.stale_reads: Counter[str] = Counter()
         """Per index: the reads of it made while it had changes still to take."""
 
