@@ -7,6 +7,9 @@ that matters is not taken where it would otherwise land.
   untouched, and the supervisor says what the card was.
 - Before its shoe was shuffled (decision 0075): a card of an earlier shoe, not taken and not
   counted in this one; nothing pauses.
+- A time later than the event's recording (decision 0076) is a device's own, from a clock ahead
+  of AWS's: it cannot say when the event was sent, and the event is kept refused (a card's round
+  pauses for it).
 
 Both rules were found by the simulated world (``tests/unit/test_chaos.py`` keeps those worlds);
 these tests state them on one table, step by step.
@@ -123,3 +126,29 @@ def test_a_late_card_of_an_earlier_shoe_does_not_pause_the_round_being_dealt(dir
     assert [e for e in rnd.events if "card" in e] == []
     assert store.load_table(table).shoe["counts"] == counts
     assert _last_entry(table).state == "not-taken"
+
+
+def test_a_card_timed_by_a_clock_ahead_of_aws_is_refused_and_its_round_paused(direct: Direct) -> None:
+    # GIVEN a round whose betting is over, waiting for its first card
+    table, round_id, _ = _round_with_a_bet(direct)
+    direct.play(round_id, table, [], until=lambda step: step["kind"] == "card")
+    # WHEN its first card comes with a time three seconds after it reaches the table (a reader that
+    # sets the bus event's time from a clock of its own, ahead of AWS's)
+    direct.scan(table, "9H", sent_at=store.now_ms() + 3000)
+    # THEN the card is kept, refused for its time, in no hand, and the round is paused for it
+    entry = _last_entry(table)
+    assert entry.state == "refused" and "clock is ahead" in str(entry.clock_ahead), entry
+    assert entry.reason == entry.clock_ahead
+    rnd = store.load_round(round_id)
+    assert rnd.paused and rnd.pause_code == "card-refused", rnd
+    assert [e for e in rnd.events if "card" in e] == []
+
+
+def test_a_shuffle_timed_by_a_clock_ahead_of_aws_is_refused(direct: Direct) -> None:
+    # GIVEN a new table; WHEN its shuffle comes timed five seconds after it reaches the table (a
+    # shoe shuffled "later" would refuse the reader's next cards as sent before it)
+    table = _shuffled_table(direct, store.now_ms() + 5000)
+    # THEN the shuffle is kept, refused, and the table has no shoe; one timed within the second is taken
+    assert _last_entry(table).state == "refused" and store.load_table(table).shoe is None
+    device_event("shoe-shuffled", {"table_id": table, "shoe_id": "shoe-in-time"}, sent_at=store.now_ms() + 1000)
+    assert _last_entry(table).state == "taken" and store.load_table(table).shoe["shoe_id"] == "shoe-in-time"

@@ -46,6 +46,10 @@ from .rounds import pause_fields, retry, take_token, timers, wake_again
 
 READER_EVENTS = ("card-scanned", "scan-failed", "cut-card")
 CONSOLE_EVENTS = ("shoe-shuffled", "burn-done")
+CLOCK_AHEAD_MS = 2000
+"""How much later than its recording a device event's time may be (the bus gives whole seconds,
+and the clocks are AWS's) before it says the device gave the bus a time of its own, from a clock
+ahead of AWS's (decision 0076)."""
 RESOLUTIONS = ("round", "discarded", "returned")
 """What became of a card that paused its round, as the supervisor says when resuming: it belongs
 to the round (taken when the round next expects a card), the dealer set it aside (it counts as
@@ -65,11 +69,13 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
     if kind in READER_EVENTS and table.reader_id != reader:
         raise AppError(f"reader {reader!r} is not registered for table {table_id}", reason="unknown-reader")
     seq = (str(reader), int(detail["seq"])) if kind in READER_EVENTS else None
-    entry = LogEntry(table_id=table_id, n=0, key=once, kind=kind, at=store.now_ms(), card=detail.get("card"),
+    at = store.now_ms()
+    entry = LogEntry(table_id=table_id, n=0, key=once, kind=kind, at=at, card=detail.get("card"),
                      scan_id=detail.get("scan_id"), reader_id=detail.get("reader_id"), shoe_id=detail.get("shoe_id"),
                      sent_at=sent_at, seq=None if seq is None else seq[1],
                      # the reader's word; ``reason`` is a refusal's
-                     scan_failure=detail.get("reason") if kind == "scan-failed" else None)
+                     scan_failure=detail.get("reason") if kind == "scan-failed" else None,
+                     clock_ahead=_clock_ahead(sent_at, at))
     n = store.record_device_event(entry, seq)
     if n == 0:
         # an earlier event of its reader has not come yet: it waits, recorded, and goes into the
@@ -84,6 +90,17 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
             wake_again(store.load_round(table.round_id))
         return {"recorded": "duplicate", **outcome}
     return {"recorded": n, **drain(table_id, table)}
+
+
+def _clock_ahead(sent_at: int | None, at: int) -> str | None:
+    """Why an event sent at ``sent_at`` (its bus time) and recorded at ``at`` is refused, if its time
+    is later than its recording: a device that sets the bus event's time itself, from a clock ahead
+    of AWS's, would make a late card of an earlier round or shoe look like this one's (decisions
+    0073, 0075). None for any other event."""
+    if sent_at is None or sent_at <= at + CLOCK_AHEAD_MS:
+        return None
+    return (f"its time is {(sent_at - at) / 1000:.1f} s after it reached the table: the device's clock is "
+            "ahead, and its time cannot say when it was sent")
 
 
 def shuffle(table_id: str, shoe_id: str | None) -> TableRecord:
@@ -258,11 +275,13 @@ def _decide(step: _Pass, entry: LogEntry) -> bool:
     if rnd is not None and (rnd.status == RoundStatus.CLOSING or rnd.paused):
         return False  # the close (or the supervisor) comes first; then the log is taken again
     kind = entry.kind
-    if entry.out_of_sequence:  # a number the reader used before, for another scan
+    # a number the reader used before, for another scan; a time from a clock ahead of AWS's
+    unusable = entry.out_of_sequence or entry.clock_ahead
+    if unusable:
         if kind == "card-scanned":
-            return _refused(step, entry, entry.out_of_sequence)
-        step.done(entry, LogState.REFUSED, reason=entry.out_of_sequence)
-        step.tell("refused", entry, entry.out_of_sequence)
+            return _refused(step, entry, unusable)
+        step.done(entry, LogState.REFUSED, reason=unusable)
+        step.tell("refused", entry, unusable)
         return True
     if kind == "card-scanned":
         return _card(step, entry)

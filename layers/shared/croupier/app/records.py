@@ -401,7 +401,9 @@ class LogEntry:
     What the device said: its ``kind`` (``card-scanned``, ``scan-failed``, ``cut-card``,
     ``shoe-shuffled``, ``burn-done``), when it was recorded (``at``) and sent (``sent_at``), the
     card, scan, reader and shoe, the reader's number for it (``seq``; ``out_of_sequence`` says
-    why a number it used before is refused), a failed scan's reason (``scan_failure``). What
+    why a number it used before is refused), a failed scan's reason (``scan_failure``),
+    ``clock_ahead`` when its time was later than its recording (the device's clock is ahead: its
+    time cannot say when it was sent, and it is refused). What
     became of it (:data:`OUTCOME`): its state, its use (``round``, ``burned``, ``shuffle`` ...),
     the round and hand it went to and whether face up, a refusal's ``reason``, the pause it caused
     (``blocked``), when it was taken and when the supervisor resolved it.
@@ -422,6 +424,7 @@ class LogEntry:
     scan_failure: str | None = None
     seq: int | None = None
     out_of_sequence: str | None = None
+    clock_ahead: str | None = None
     use: str | None = None
     round_id: str | None = None
     hand: str | None = None
@@ -499,8 +502,8 @@ TableRecord.FIELDS, RoundRecord.FIELDS = _TABLE_FIELDS, _ROUND_FIELDS
 _LOG_FIELDS: dict[str, Any] = {
     "n": _whole, "key": _text, "kind": _text, "at": _whole, "state": LogState, "card": _text, "scan_id": _text,
     "reader_id": _text, "shoe_id": _text, "sent_at": _whole, "scan_failure": _text, "seq": _whole,
-    "out_of_sequence": _text, "use": _text, "round_id": _text, "hand": _text, "face_up": _flag, "reason": _text,
-    "blocked": _text, "taken_at": _whole, "resolved_at": _whole}
+    "out_of_sequence": _text, "clock_ahead": _text, "use": _text, "round_id": _text, "hand": _text, "face_up": _flag,
+    "reason": _text, "blocked": _text, "taken_at": _whole, "resolved_at": _whole}
 """Each field of an entry, and how its stored value is read (a value of another type is refused)."""
 
 
