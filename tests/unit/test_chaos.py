@@ -763,3 +763,23 @@ def test_planted_log_that_forgets_a_readers_numbers_is_reported(monkeypatch: pyt
     played = reused_numbers()
     assert any(v.invariant == "cards" and "had to refuse" in v.detail for v in played.violations), \
         [v.detail for v in played.violations]
+
+
+def test_a_ninth_copy_burned_at_a_pok_deng_rounds_start_voids_the_round() -> None:
+    # GIVEN world 2/147 of croupier chaos --rounds 50000 --seed 2, its first 115 rounds, as found
+    # (the faults simulated since spared): a Pok Deng round burned a card of another deck, a ninth
+    # copy, which the application refused, pausing the round; the dealer had dealt the first hand's
+    # card already, and its event came late. The world's supervisor resumed the round, as for any
+    # pause, and the application, still waiting for a burn, burned that card: every hand one card on
+    played = World("2/147", Plan(DEFAULT_RATES | {"stale-read": 0.0, "seq-reuse": 0.0}), rounds=115, tables=4,
+                   players=4, game="pok-deng", seamless=1)
+    # WHEN it is played
+    played.run()
+    # THEN the supervisor voids such a round, as a round dealt a card it had to refuse, and every
+    # invariant held
+    assert played.violations == [], [v.detail for v in played.violations]
+    burned = [round_id for round_id, physical in played.physical.items() if physical.burn_refused]
+    assert burned
+    for round_id in burned:
+        rnd = played.dynamo.peek(played._settings().game_table, keys.round_key(round_id)) or {}
+        assert rnd["status"] == "voided" and rnd["pause_code"] == "card-refused", rnd

@@ -367,6 +367,9 @@ class PhysicalRound:
     refuse: the ninth copies of a card drawn from the shoe (a card of another deck in it,
     ``foreign-card``, or the eighth of the shoe's own after it), and the cards the reader gave a
     number it had used before (``seq-reuse``)."""
+    burn_refused: str | None = None
+    """A Pok Deng round's burn card, when the application must refuse it (a ninth copy): burned at
+    the table, face down, refused by the application, its round paused."""
     stopped: str | None = None
     dealer_up: list[str] = field(default_factory=list)
     """The dealer's cards dealt face up, in order."""
@@ -1047,6 +1050,8 @@ class World:
             first = self.clock.monotonic() + self.rng.uniform(0.5, 2.0)
             burned = table.shoe.draw() if table.shoe is not None else None
             if burned is not None:
+                if table.shoe is not None and table.shoe.drawn[burned] > DECKS:
+                    physical.burn_refused = burned
                 self.at(first, f"{table.table_id}: round burn", lambda: self._scan(table, burned))
                 first += CARD_PACE
         else:
@@ -1231,9 +1236,12 @@ class World:
             return
         if self.rng.random() < 0.2:
             return
-        if physical.refused:  # a card refused is in a hand: the round cannot go on as dealt
+        # a card refused is in a hand, or was the round's burn card (the application then waits for a
+        # burn the dealer made already): the round cannot go on as dealt
+        if physical.refused or physical.burn_refused:
+            why = "a card refused is in a hand" if physical.refused else "a card refused was the round's burn card"
             self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor voids "
-                    "(a card refused)", lambda: self._void_refused(physical.round_id))
+                    "(a card refused)", lambda: self._void_refused(physical.round_id, why))
             return
         blocked = rnd.get("blocked") or {}
         card = None
@@ -1242,10 +1250,10 @@ class World:
         self.at(self.clock.monotonic() + self.rng.uniform(5.0, 60.0), f"{physical.round_id}: supervisor resumes "
                 f"({card or 'no card'})", lambda: self._resume(physical.round_id, card))
 
-    def _void_refused(self, round_id: str) -> None:
+    def _void_refused(self, round_id: str, why: str) -> None:
         from ..app import supervision
 
-        self._console("void", lambda: supervision.void(round_id, "a card refused is in a hand"))
+        self._console("void", lambda: supervision.void(round_id, why))
 
     def _resume(self, round_id: str, card: str | None) -> None:
         from ..app import supervision
