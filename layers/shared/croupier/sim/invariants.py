@@ -20,7 +20,9 @@ When a round finishes:
 - the hands hold exactly the cards the dealer dealt them, in order (a voided round: the cards it
   took are the first ones dealt), and no stray scan is among them, nor a ninth copy of a card, nor
   a card the reader numbered with a number it had used before (refused: a round dealt one is
-  voided, never settled);
+  voided, never settled; but a card numbered again that reaches the application after the round's
+  last card leaves no gap to wait at: the round settles without it, and the card must be refused
+  when it comes, for the operators to review the round: ``refused-late``);
 - its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
   earlier shoe, or one scan counted twice, would: a real copy is refused later);
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
@@ -57,6 +59,7 @@ from ..app.records import (
     BetRecord,
     BetStatus,
     LedgerEntry,
+    LogState,
     RoundRecord,
     RoundStatus,
     WalletBalance,
@@ -94,6 +97,9 @@ class Invariants:
         self.rounds_checked: set[str] = set()
         self.calls_seen: set[str] = set()
         self.round_calls: dict[str, list[dict[str, Any]]] = {}
+        self.refused_later: list[tuple[str, str, str]] = []
+        """(table, scan id, round) of the cards a round settled without, numbered again by the reader,
+        that had not reached the application yet: each must be refused once it does."""
         """Per round: the keys of its calls to the operator's wallet, as they were made (the index
         of a round's calls may lag: the checks read the table itself)."""
         self._hole: dict[str, tuple[int, bool]] = {}
@@ -349,7 +355,7 @@ class Invariants:
             dealt = [card for i, card in enumerate(physical.cards) if i not in physical.refused]
             if physical.refused:
                 self.checked["refused"] += 1
-                if not voided:
+                if not voided and self._refused_in_time(rnd, physical):
                     self.violation("cards", f"round {round_id} was settled with a card it had to refuse, "
                                             f"{physical.cards[physical.refused[0]]}, in a hand", round_id)
             if (cards != dealt[:len(cards)]) if voided else (cards != dealt):
@@ -438,6 +444,27 @@ class Invariants:
                 self.violation("internal-errors", f"round {rnd['round_id']} was stopped by an {why[:300]!r}: "
                                                   "no fault of the world raises it", str(rnd["round_id"]))
 
+    def _refused_in_time(self, rnd: dict[str, Any], physical: Any) -> bool:
+        """Whether a card of the round the application had to refuse reached it while the round
+        still took cards. One numbered again by the reader (``seq-reuse``) that came after the
+        round's last card (a late delivery) leaves no gap in the reader's order: nothing could wait
+        for it, and the round settled without it. It must then be refused, kept and told
+        (``refused-late``), for the operators to review the round: a fault of the device that
+        the application can only report."""
+        table_id, round_id = str(rnd["table_id"]), str(rnd["round_id"])
+        log = self.world.dynamo.partition(settings().game_table, keys.log_pk(table_id))
+        # the log takes entries in its order: one recorded after the round's last card comes after it
+        last = max((int(e["at"]) for e in log if e.get("round_id") == round_id), default=0)
+        by_scan = {str(e.get("scan_id")): e for e in log if e.get("kind") == "card-scanned"}
+        for scan_id in physical.refused_scans:
+            entry = by_scan.get(scan_id)
+            if entry is None:  # on its way still: after the round's last card, refused when it comes
+                self.refused_later.append((table_id, scan_id, round_id))
+            elif int(entry["at"]) <= last or entry.get("state") != LogState.REFUSED:
+                return True
+        self.checked["refused-late"] += 1
+        return False
+
     @staticmethod
     def _not_dealt(rnd: dict[str, Any], bet: dict[str, Any], physical: Any) -> bool:
         """A blackjack bet on a seat the dealer did not deal (its player placed no seat bet): the
@@ -499,6 +526,13 @@ class Invariants:
                 first = json.loads(min(world.unpushed))
                 self.violation("pushes", f"{len(world.unpushed)} push messages SQS did not send were never sent "
                                          f"again, e.g. {first['id']} for {first['watched']}")
+        for table_id, scan_id, round_id in self.refused_later:
+            entry = next((e for e in world.dynamo.partition(settings().game_table, keys.log_pk(table_id))
+                          if e.get("scan_id") == scan_id), None)
+            if entry is None or entry.get("state") != LogState.REFUSED:
+                self.violation("cards", f"scan {scan_id}, dealt to round {round_id} after its last card with a number "
+                                        f"its reader had used, is {entry.get('state') if entry else 'not in the log'}",
+                               round_id)
         for table_id in sorted(world.tables):
             self.shoe_counted(table_id)
             # every event its reader sent is in the table's log: none waits behind one that never came

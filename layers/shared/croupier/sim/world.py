@@ -341,12 +341,23 @@ class Shoe:
         self.rounds_after_cut = 0
         self.drawn: Counter[str] = Counter()
         """Each card drawn from this shoe, and how many times (cards passed over are not)."""
+        self.uncounted: Counter[str] = Counter()
+        """The copies drawn that the application refuses, and so never counts: a ninth copy, a card
+        the reader numbered again."""
 
     def draw(self) -> str:
         card = self.cards[self.position]
         self.position += 1
         self.drawn[card] += 1
         return card
+
+    def refused(self, card: str, *, reused: bool = False) -> bool:
+        """Whether the application refuses the copy of ``card`` just drawn: a ninth copy of those it
+        counts, or one the reader numbered again (``reused``); counted as refused if so."""
+        if reused or self.drawn[card] - self.uncounted[card] > DECKS:
+            self.uncounted[card] += 1
+            return True
+        return False
 
 
 @dataclass
@@ -367,6 +378,8 @@ class PhysicalRound:
     refuse: the ninth copies of a card drawn from the shoe (a card of another deck in it,
     ``foreign-card``, or the eighth of the shoe's own after it), and the cards the reader gave a
     number it had used before (``seq-reuse``)."""
+    refused_scans: list[str] = field(default_factory=list)
+    """The scan ids of the cards of :attr:`refused`."""
     burn_refused: str | None = None
     """A Pok Deng round's burn card, when the application must refuse it (a ninth copy): burned at
     the table, face down, refused by the application, its round paused."""
@@ -1050,7 +1063,7 @@ class World:
             first = self.clock.monotonic() + self.rng.uniform(0.5, 2.0)
             burned = table.shoe.draw() if table.shoe is not None else None
             if burned is not None:
-                if table.shoe is not None and table.shoe.drawn[burned] > DECKS:
+                if table.shoe is not None and table.shoe.refused(burned):
                     physical.burn_refused = burned
                 self.at(first, f"{table.table_id}: round burn", lambda: self._scan(table, burned))
                 first += CARD_PACE
@@ -1196,7 +1209,7 @@ class World:
             card = table.shoe.draw()
             physical.engine.deal(card)
             reused = self._reused_number(table, card)
-            if table.shoe.drawn[card] > DECKS or reused is not None:
+            if table.shoe.refused(card, reused=reused is not None):
                 physical.refused.append(len(physical.cards))
             physical.cards.append(card)
             dealt_to: str | None = physical.round_id
@@ -1204,7 +1217,9 @@ class World:
                 physical.face_down.append(card)
             elif expected.hand == "dealer":
                 physical.dealer_up.append(card)
-            self._scan(table, card, dealt_to, reused)
+            scan_id = self._scanned(table, card, dealt_to, reused)
+            if physical.refused and physical.refused[-1] == len(physical.cards) - 1:
+                physical.refused_scans.append(scan_id)
             if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
@@ -1431,15 +1446,20 @@ class World:
         self.at(self.clock.monotonic() + self.rng.uniform(1.0, 3.0), f"{table.table_id}: open round",
                 lambda: self._open_round(table))
 
-    def _scan(self, table: TableAtWorld, card: str, dealt_to: str | None = None, seq: int | None = None) -> None:
+    def _scan(self, table: TableAtWorld, card: str) -> None:
+        """The reader scans ``card``, dealt to no hand (a burn, a stray card)."""
+        self._scanned(table, card)
+
+    def _scanned(self, table: TableAtWorld, card: str, dealt_to: str | None = None, seq: int | None = None) -> str:
         """The reader scans ``card``; ``dealt_to``: the round whose hand it was dealt to (None: a
         burn, or a card no hand was dealt), as the supervisor sees it on camera; ``seq``: the number
-        the reader gives it, when not its next one (``seq-reuse``)."""
+        the reader gives it, when not its next one (``seq-reuse``). Returns its scan id."""
         if self.reader_faults.roll("failed-scan", table.table_id) is not None:
             self.reader_faults.happened("failed-scan")  # the reader could not read it: scanned again
             self._send_reader(table, "scan-failed", {"reason": "unreadable"}, self.reader_ids, self.reader_faults)
         scan_id = self._send_reader(table, "card-scanned", {"card": card}, seq=seq)
         self.scans[scan_id] = dealt_to
+        return scan_id
 
     def _reused_number(self, table: TableAtWorld, card: str) -> int | None:
         """The number the reader gives a card dealt to a hand instead of its next one (``seq-reuse``):
