@@ -95,8 +95,9 @@ def record(kind: str, detail: dict[str, Any], once: str, *, sent_at: int | None 
 def _clock_ahead(sent_at: int | None, at: int) -> str | None:
     """Why an event sent at ``sent_at`` (its bus time) and recorded at ``at`` is refused, if its time
     is later than its recording: a device that sets the bus event's time itself, from a clock ahead
-    of AWS's, would make a late card of an earlier round or shoe look like this one's (decisions
-    0073, 0075). None for any other event."""
+    of AWS's, makes its events look sent later than they were, a late card of an earlier round or
+    shoe this one's, a shuffle later than the cards after it (decisions 0073, 0075, 0076). None for
+    any other event."""
     if sent_at is None or sent_at <= at + CLOCK_AHEAD_MS:
         return None
     return (f"its time is {(sent_at - at) / 1000:.1f} s after it reached the table: the device's clock is "
