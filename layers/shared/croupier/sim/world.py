@@ -1209,7 +1209,8 @@ class World:
             card = table.shoe.draw()
             physical.engine.deal(card)
             reused = self._reused_number(table, card)
-            if table.shoe.refused(card, reused=reused is not None):
+            refused = table.shoe.refused(card, reused=reused is not None)
+            if refused:
                 physical.refused.append(len(physical.cards))
             physical.cards.append(card)
             dealt_to: str | None = physical.round_id
@@ -1218,7 +1219,7 @@ class World:
             elif expected.hand == "dealer":
                 physical.dealer_up.append(card)
             scan_id = self._scanned(table, card, dealt_to, reused)
-            if physical.refused and physical.refused[-1] == len(physical.cards) - 1:
+            if refused:
                 physical.refused_scans.append(scan_id)
             if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
