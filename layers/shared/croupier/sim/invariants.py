@@ -97,11 +97,11 @@ class Invariants:
         self.rounds_checked: set[str] = set()
         self.calls_seen: set[str] = set()
         self.round_calls: dict[str, list[dict[str, Any]]] = {}
+        """Per round: the keys of its calls to the operator's wallet, as they were made (the index
+        of a round's calls may lag: the checks read the table itself)."""
         self.refused_later: list[tuple[str, str, str]] = []
         """(table, scan id, round) of the cards a round settled without, numbered again by the reader,
         that had not reached the application yet: each must be refused once it does."""
-        """Per round: the keys of its calls to the operator's wallet, as they were made (the index
-        of a round's calls may lag: the checks read the table itself)."""
         self._hole: dict[str, tuple[int, bool]] = {}
         """Per round: the version last looked at, and whether its hole card was face down then."""
         self._secret: tuple[int, tuple[dict[str, tuple[str, frozenset[str]]], set[str]]] = (-1, ({}, set()))

@@ -706,21 +706,22 @@ class World:
 
     def _index_lag(self, table: str, index: str) -> float:
         """How late ``index`` of ``table`` takes a change (``index-lag``): at once, or up to
-        :data:`INDEX_LAG` seconds late, drawn from the fault's number (sparing another changes none)."""
-        number = self.index_lags.roll("index-lag", f"{table}/{index}")
-        if number is None:
-            return 0.0
-        self.index_lags.happened("index-lag")
-        return random.Random(f"{self.seed}:index-lag:{number}").uniform(0.0, INDEX_LAG)
+        :data:`INDEX_LAG` seconds late."""
+        return self._seconds_late(self.index_lags, "index-lag", f"{table}/{index}", INDEX_LAG)
 
     def _stale_read(self, table: str) -> float:
         """How old is what an eventually consistent read of ``table`` sees (``stale-read``): the table
-        as it is, or as it was up to :data:`STALE_READ` seconds before, drawn from the fault's number."""
-        number = self.stale_copies.roll("stale-read", table)
+        as it is, or as it was up to :data:`STALE_READ` seconds before."""
+        return self._seconds_late(self.stale_copies, "stale-read", table, STALE_READ)
+
+    def _seconds_late(self, faults: Faults, kind: str, where: str, most: float) -> float:
+        """0, or up to ``most`` seconds when a fault of ``kind`` happens here, drawn from the fault's
+        number (sparing another changes none)."""
+        number = faults.roll(kind, where)
         if number is None:
             return 0.0
-        self.stale_copies.happened("stale-read")
-        return random.Random(f"{self.seed}:stale-read:{number}").uniform(0.0, STALE_READ)
+        faults.happened(kind)
+        return random.Random(f"{self.seed}:{kind}:{number}").uniform(0.0, most)
 
     def _service_call(self, service: str, operation: str, method: Callable[..., Any], params: Mapping[str, Any]) -> Any:
         """A function's call to an AWS service other than DynamoDB, which may fail once the SDK's
