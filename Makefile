@@ -23,16 +23,18 @@ browser:
 	  || echo "chromium could not be installed: the browser tests will be skipped"; \
 	fi
 
-# What the local stack needs (the demo, `make local`, the audit): boto3, Powertools, moto.
+# What the local stack needs (the demo, `make local`, the audit): boto3, Powertools, moto. Installed
+# without compiling every module of every package (--no-compile): Python compiles each module the
+# first time it is imported, and most of the SAM CLI's and the tools' never are (20 s of set-up).
 $(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[local]'
+	$(PY) -m pip install --quiet --no-compile -e '.[local]'
 	touch $(RUNTIME)
 
 # The SAM CLI, for `make build` and `make deploy`.
 $(DEPLOY): $(RUNTIME)
-	$(PY) -m pip install --quiet -e '.[deploy]'
+	$(PY) -m pip install --quiet --no-compile -e '.[deploy]'
 	touch $(DEPLOY)
 
 # The Node tools of the tests and the lint (asl-validator for the round workflow, axe-core for the
@@ -43,7 +45,7 @@ $(NODE): package.json package-lock.json
 
 # Everything, with the tools of the tests (pytest, ruff, mypy, cfn-lint, the SAM CLI).
 $(STAMP): $(DEPLOY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --no-compile -e '.[dev]'
 	touch $(STAMP)
 
 # The Python (ruff), then the browser pages' JavaScript (web/js): ESLint (eslint.config.mjs) and

@@ -164,3 +164,47 @@ def test_stream_filter_criteria_pass_the_records_lambda_would_pass_and_no_other(
     # THEN the items whose changes are events pass; the log's head, bet summaries, rules and screens do not
     assert [key for key, ok in passed.items() if ok] == [
         ("ROUND#r1", "META"), ("ROUND#r1#SHARD#003", "BET#b1"), ("TABLE#t1", "META"), ("LOG#t1", "E#00000007")]
+
+
+def test_12_a_long_poll_of_a_fifo_queue_whose_group_is_in_flight_waits_without_spinning(aws: None) -> None:
+    """SQS: a FIFO queue gives no message of a group while a batch of that group is in flight, and
+    a long poll (``WaitTimeSeconds``) returns as soon as a message can be received (*Amazon SQS
+    Developer Guide: FIFO queue delivery logic; Amazon SQS short and long polling*)."""
+    from moto.sqs.models import Queue
+
+    sqs = boto3.client("sqs", region_name=REGION)
+    url = sqs.create_queue(QueueName="pushes.fifo", Attributes={
+        "FifoQueue": "true", "ContentBasedDeduplication": "true"})["QueueUrl"]
+    for body in ("a1", "a2"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="a")
+    in_flight = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1)["Messages"]
+    assert [m["Body"] for m in in_flight] == ["a1"]
+    looks = [0]
+    wait = Queue.wait_for_messages
+
+    def counted(self: Any, timeout: int) -> None:
+        looks[0] += 1
+        wait(self, timeout)
+
+    Queue.wait_for_messages = counted  # type: ignore[method-assign]
+    try:
+        # WHEN the queue is long-polled while group a's first message is in flight
+        held = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+        quiet_looks = looks[0]
+        # AND long-polled again while another group's message is sent during the poll
+        later = threading.Timer(0.2, lambda: sqs.send_message(QueueUrl=url, MessageBody="b1", MessageGroupId="b"))
+        later.start()
+        other = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=5)
+        later.join()
+    finally:
+        Queue.wait_for_messages = wait  # type: ignore[method-assign]
+    # THEN the first poll gave nothing, having looked about once every HELD_BACK_WAIT (moto alone
+    # looked tens of thousands of times in that second)
+    assert held.get("Messages", []) == []
+    assert quiet_looks <= 2 / motopatch.HELD_BACK_WAIT, quiet_looks
+    # AND the second gave the other group's message, not group a's next one
+    assert [m["Body"] for m in other.get("Messages", [])] == ["b1"]
+    # AND once the batch in flight is deleted, group a's next message is given
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=in_flight[0]["ReceiptHandle"])
+    after = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+    assert [m["Body"] for m in after["Messages"]] == ["a2"]

@@ -50,6 +50,13 @@
    every event it delivers to a target, and its Step Functions each path of a state as it runs it:
    0.35 ms a path, five per cent of the CPU of the fault tests. A path is parsed once here; the
    parsed path is only read afterwards (``find``), so one serves every thread.
+12. moto's SQS long poll (``WaitTimeSeconds``) waits for a visible message; when every visible one
+   is held back (a FIFO queue's message group with a batch in flight, or one waiting out a failed
+   batch's visibility timeout), that wait returns at once and moto's loop looks again, and again,
+   until the poll's time is up: one core busy for the whole poll. The screens' pollers of the push
+   queue long-poll it all the time, so each batch in flight, and each group held for minutes by a
+   failed push, kept a core busy. Here a poll that finds only held-back messages looks again after
+   :data:`HELD_BACK_WAIT` (or as soon as a message is sent), and the same messages are received.
 """
 
 from __future__ import annotations
@@ -278,6 +285,24 @@ _WRITE: dict[str, Callable[[Any], Any]] = {
 """How each member of an attribute value is written (the members of botocore's ``AttributeValue``)."""
 
 
+HELD_BACK_WAIT = 0.02
+"""Seconds between two looks of an SQS long poll that finds only held-back messages (patch 12)."""
+
+
+def _wait_for_receivable_messages() -> None:
+    """12: an SQS long poll that finds only held-back messages waits before it looks again."""
+    from moto.sqs.models import Queue
+
+    def wait_for_messages(self: Any, timeout: int) -> None:
+        with self._messages_lock:
+            if self.messages:  # visible, and moto's loop received none: held back (a FIFO group in flight)
+                self._messages_lock.wait(HELD_BACK_WAIT)  # a message sent meanwhile wakes it (add_message)
+            else:
+                self._messages_lock.wait_for(lambda: self.messages, timeout=timeout)
+
+    Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
+
+
 def apply() -> None:
     _stopped.clear()
     if _applied.get("done"):
@@ -423,6 +448,7 @@ def apply() -> None:
     _serialize_attribute_values()
     _find_each_service_once()
     _parse_each_path_once()
+    _wait_for_receivable_messages()
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.__deepcopy__ = table_deepcopy  # type: ignore[attr-defined]
     _applied["done"] = True

@@ -45,6 +45,7 @@ import os
 import random
 import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -213,8 +214,8 @@ class OperatorWallet:
         self._port = server.server_address[1]
         self._stopping.clear()
         self._server = server
-        # A short poll: stop() waits for the serving loop to look, and tests start and stop many wallets.
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
+        # The serving loop looks at its shutdown flag twice a second, or as a connection wakes it (stop())
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
                                         name=f"operator-wallet-{self.operator}", daemon=True)
         self._thread.start()
         return self
@@ -226,7 +227,12 @@ class OperatorWallet:
         if server is None:
             return
         self._stopping.set()
-        server.shutdown()
+        closing = threading.Thread(target=server.shutdown, daemon=True)
+        closing.start()
+        while closing.is_alive():  # a connection wakes the serving loop, which then sees it is shut down
+            with contextlib.suppress(OSError):
+                socket.create_connection(server.server_address[:2], timeout=1).close()
+            closing.join(0.05)
         server.server_close()
         if thread is not None:
             thread.join(timeout=5)

@@ -356,7 +356,7 @@ def _consume(server: ScreensServer, push: dict[str, Any]) -> None:
     queue keeps a message group's later messages back while a batch of it is being handled."""
     import boto3
 
-    from .stack import ACCOUNT, REGION, LambdaContext
+    from .stack import ACCOUNT, LONG_POLL, REGION, LambdaContext
 
     os.environ.update(push["environment"])
     spec = importlib.util.spec_from_file_location("croupier_fn_push", push["file"])
@@ -371,8 +371,8 @@ def _consume(server: ScreensServer, push: dict[str, Any]) -> None:
     def poll() -> None:
         while True:
             try:
-                page = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=push["batch_size"], WaitTimeSeconds=1,
-                                           MessageSystemAttributeNames=["All"])
+                page = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=push["batch_size"],
+                                           WaitTimeSeconds=LONG_POLL, MessageSystemAttributeNames=["All"])
             except Exception:  # the stack is stopping
                 time.sleep(0.5)
                 continue

@@ -73,6 +73,10 @@ def project_root() -> Path:
 
 POLLERS = 2
 """Pollers of each standard queue a function consumes (Lambda starts several, and scales them)."""
+LONG_POLL = 20
+"""Seconds a poller's receive waits for a message (``WaitTimeSeconds``): Lambda's pollers long-poll
+their queues, and a receive returns as soon as a message can be received, so an idle queue costs a
+request every 20 s, not one a second."""
 
 
 def free_port() -> int:
@@ -516,7 +520,7 @@ class LocalStack:
         arn = f"arn:aws:sqs:{REGION}:{ACCOUNT}:{url.rsplit('/', 1)[1]}"
         while not self._stopping.is_set():
             try:
-                got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=batch, WaitTimeSeconds=1,
+                got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=batch, WaitTimeSeconds=LONG_POLL,
                                           AttributeNames=["All"]).get("Messages", [])
                 if not got:
                     continue
