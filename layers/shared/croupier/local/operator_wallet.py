@@ -231,7 +231,7 @@ class OperatorWallet:
         closing.start()
         while closing.is_alive():  # a connection wakes the serving loop, which then sees it is shut down
             with contextlib.suppress(OSError):
-                socket.create_connection(server.server_address[:2], timeout=1).close()
+                socket.create_connection((self.host, self._port), timeout=1).close()
             closing.join(0.05)
         server.server_close()
         if thread is not None:
