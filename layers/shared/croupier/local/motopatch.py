@@ -53,10 +53,11 @@
 12. moto's SQS long poll (``WaitTimeSeconds``) waits for a visible message; when every visible one
    is held back (a FIFO queue's message group with a batch in flight, or one waiting out a failed
    batch's visibility timeout), that wait returns at once and moto's loop looks again, and again,
-   until the poll's time is up: one core busy for the whole poll. The screens' pollers of the push
-   queue long-poll it all the time, so each batch in flight, and each group held for minutes by a
-   failed push, kept a core busy. Here a poll that finds only held-back messages looks again after
-   :data:`HELD_BACK_WAIT` (or as soon as a message is sent), and the same messages are received.
+   until the poll's time is up: one core busy for the whole poll. Screens in a process of their own
+   (``make bench``'s screens section) long-poll the push queue all the time, so each batch in flight,
+   and each group held for minutes by a failed push, kept a core of the game's process busy. Here a
+   poll that finds only held-back messages looks again after :data:`HELD_BACK_WAIT` (or as soon as a
+   message is sent), and the same messages are received.
 """
 
 from __future__ import annotations
