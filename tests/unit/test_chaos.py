@@ -750,6 +750,29 @@ def test_a_card_the_reader_numbers_again_is_refused_its_round_paused_and_voided(
     assert len(marked) >= len(refused) and all(entry["state"] == "refused" for entry in marked), marked
 
 
+def test_found_a_card_numbered_again_that_comes_after_later_cards_voids_its_round() -> None:
+    """Found by ``croupier chaos --rounds 20000 --seed 4`` (world 4/6, Deluxe Blackjack, 230 rounds
+    in): the reader numbered a card again and its event came late, after the next cards' events.
+    Their numbers left no gap to wait at, so the application placed each one hand on, and the
+    simulator took the dealer's hand the application showed for a hole card shown. The application
+    could not know; it refuses the card when it comes, and the round is voided. Kept here in a
+    smaller world with the same two faults more often."""
+    # GIVEN a Deluxe reader that numbers one card in twenty with a number it used before, and one
+    # event in three delivered late
+    played = World("shifted/14", Plan(DEFAULT_RATES | AS_FOUND | {"seq-reuse": 0.05, "late-delivery": 0.3}),
+                   rounds=20, tables=2, players=3, game="deluxe-blackjack", screens=False)
+    # WHEN 20 rounds are played
+    played.run()
+    # THEN a round's later cards were placed before such a card came, and every invariant held
+    assert played.violations == [], [v.detail for v in played.violations]
+    with played.running():
+        shifted = {round_id for round_id, physical in played.physical.items()
+                   if played.shifted(played.tables[round_id.split("-shoe-")[0]], physical)}
+    assert shifted and played.invariants.checked["shifted"] >= 1
+    # AND each such round was paused for the card when it came, and voided
+    assert shifted <= refused_rounds_voided(played)
+
+
 def test_planted_log_that_forgets_a_readers_numbers_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     # a log that places a number it placed before as if it were new (the reader's order unchecked)
     recorded = store.record_device_event

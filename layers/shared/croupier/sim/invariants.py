@@ -9,7 +9,10 @@ After every step:
 - **hidden cards**: no line the functions wrote, no error a caller was answered and no message
   posted to a screen (a player's, the supervisor's) names a card face down at its table (the
   Deluxe hole card until the round turns it over; a Pok Deng round's cards while it takes bets),
-  and no player's view of the round shows one (checked as each card is dealt).
+  and no player's view of the round shows one (checked as each card is dealt); but not in a round
+  the application has placed a card of after one the reader numbered again that had not come yet
+  (``World.shifted``): it could not know, every card after went one hand on, and the round is
+  voided once that card comes (``shifted``).
 
 When a round finishes:
 - every bet of it is closed, refunded if the round was voided and settled if not;
@@ -277,7 +280,7 @@ class Invariants:
                 continue
             key = keys.round_key(physical.round_id)
             status = (self.world.dynamo.peek(settings().game_table, key, only=("status",)) or {}).get("status")
-            if status in REVEALED:
+            if status in REVEALED or self.world.shifted(table, physical):
                 continue
             down: list[str] = []
             if table.game == "pok-deng":
@@ -314,6 +317,9 @@ class Invariants:
         from ..app.identity import Identity
 
         if rnd.get("status") in REVEALED:
+            return
+        if self.world.shifted(table, physical):  # the application cannot know (World.shifted)
+            self.checked["shifted"] += 1
             return
         player = table.players[len(physical.cards) % len(table.players)]
         view = queries.round_view(physical.round_id, Identity(player, "player"))
