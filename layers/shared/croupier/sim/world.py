@@ -380,9 +380,9 @@ class PhysicalRound:
     number it had used before (``seq-reuse``)."""
     refused_scans: list[str] = field(default_factory=list)
     """The scan ids of the cards of :attr:`refused`."""
-    reused_scans: list[str] = field(default_factory=list)
-    """The scan ids of this round's cards, in the order dealt, with those the reader numbered again
-    (``seq-reuse``) marked ``!`` in front: :meth:`World.shifted` reads them."""
+    scans: list[tuple[str, bool]] = field(default_factory=list)
+    """The scan ids of this round's cards, in the order dealt, each with whether the reader numbered
+    it again (``seq-reuse``): :meth:`World.shifted` reads them."""
     burn_refused: str | None = None
     """A Pok Deng round's burn card, when the application must refuse it (a ninth copy): burned at
     the table, face down, refused by the application, its round paused."""
@@ -1225,7 +1225,7 @@ class World:
             scan_id = self._scanned(table, card, dealt_to, reused)
             if refused:
                 physical.refused_scans.append(scan_id)
-            physical.reused_scans.append(("!" if reused is not None else "") + scan_id)
+            physical.scans.append((scan_id, reused is not None))
             if physical.face_down or self.game == "pok-deng":
                 self.invariants.hidden(table, physical, rnd)
             self.at(self.clock.monotonic() + CARD_PACE, f"{table.table_id}: deal", lambda: self._deal(table, physical))
@@ -1473,13 +1473,12 @@ class World:
         gap for it, so every card after it went one hand on (the application refuses it when it
         comes, and its round is paused and voided). Until then the hands the application shows
         are not the table's: a card face down at the table can show face up in another hand."""
-        if not any(scan.startswith("!") for scan in physical.reused_scans):
+        if not any(again for _, again in physical.scans):
             return False
         placed: list[tuple[bool, int | None]] = []  # each card in the order dealt: (numbered again, its log position)
-        for scan in physical.reused_scans:
-            marker = self.dynamo.peek(settings().game_table, keys.once_key(table.table_id, scan.lstrip("!")),
-                                      only=("n",))
-            placed.append((scan.startswith("!"), int(marker["n"]) if marker and marker.get("n") else None))
+        for scan_id, again in physical.scans:
+            marker = self.dynamo.peek(settings().game_table, keys.once_key(table.table_id, scan_id), only=("n",))
+            placed.append((again, int(marker["n"]) if marker and marker.get("n") else None))
         for i, (again, at) in enumerate(placed):
             if again and any(later is not None and (at is None or later < at) for _, later in placed[i + 1:]):
                 return True
