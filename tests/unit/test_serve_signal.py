@@ -1,5 +1,5 @@
 """make local's console stops on SIGTERM sent the moment it says how to stop, however busy its
-other threads are (``croupier.local.serve.say_then_wait_for_stop``).
+other threads are (``croupier.local.stopping.say_then_wait_for_stop``, which ``croupier.local.serve`` runs).
 
 Its earlier wait (a handler that set a ``threading.Event``, installed after the text was printed)
 hung or was killed in most of such trials: the signal came before the handler, or was handled
@@ -18,7 +18,7 @@ TRIALS = 20
 
 CONSOLE = """
 import threading
-from croupier.local.serve import say_then_wait_for_stop
+from croupier.local.stopping import say_then_wait_for_stop
 
 def busy():  # the stack's servers and workers, as contention for the interpreter
     while True:

@@ -12,19 +12,17 @@ invoke``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import signal
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from ..app.identity import issue_local_token
 from .client import Client
 from .stack import LocalStack, PortInUse, project_root
+from .stopping import say_then_wait_for_stop
 from .web import LOCAL_PLAYERS, LOCAL_TABLE
 
 STATE_FILE = ".croupier-local.json"
@@ -116,25 +114,6 @@ def walkthrough(table: str = LOCAL_TABLE, players: tuple[str, str] = LOCAL_PLAYE
         curl("GET", f"/wallets/{first}", var1),
         curl("GET", f"/wallets/{second}", var2),
     ]
-
-
-def say_then_wait_for_stop(text: str) -> None:
-    """Print ``text`` (which tells how to stop), then wait for Ctrl-C or SIGTERM.
-
-    SIGTERM stops the console as Ctrl-C does, from before the text is printed (whoever read it may
-    signal at once). Its handler raises KeyboardInterrupt in the main thread and takes no lock: one
-    that set a ``threading.Event`` waited for ever on the Event's own lock when the signal landed
-    while the main thread held it, entering its wait. The main thread waits in short sleeps: a
-    signal the system hands to another thread runs its handler when the main thread next wakes."""
-    signal.signal(signal.SIGTERM, _interrupted)
-    with contextlib.suppress(KeyboardInterrupt):
-        print(text, flush=True)
-        while True:
-            time.sleep(0.5)
-
-
-def _interrupted(*_: Any) -> None:
-    raise KeyboardInterrupt
 
 
 STOP_WITHIN_S = 10.0
