@@ -767,7 +767,7 @@ def test_found_a_card_numbered_again_that_comes_after_later_cards_voids_its_roun
     assert played.violations == [], [v.detail for v in played.violations]
     with played.running():
         shifted = {round_id for round_id, physical in played.physical.items()
-                   if played.shifted(played.tables[round_id.split("-shoe-")[0]], physical)}
+                   if played.invariants.shifted(played.tables[round_id.split("-shoe-")[0]], physical)}
     assert shifted and played.invariants.checked["shifted"] >= 1
     # AND each such round was paused for the card when it came, and voided
     assert shifted <= refused_rounds_voided(played)

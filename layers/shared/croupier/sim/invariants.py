@@ -11,7 +11,7 @@ After every step:
   Deluxe hole card until the round turns it over; a Pok Deng round's cards while it takes bets),
   and no player's view of the round shows one (checked as each card is dealt); but not in a round
   the application has placed a card of after one the reader numbered again that had not come yet
-  (``World.shifted``): it could not know, every card after went one hand on, and the round is
+  (``Invariants.shifted``): it could not know, every card after went one hand on, and the round is
   voided once that card comes (``shifted``).
 
 When a round finishes:
@@ -280,7 +280,7 @@ class Invariants:
                 continue
             key = keys.round_key(physical.round_id)
             status = (self.world.dynamo.peek(settings().game_table, key, only=("status",)) or {}).get("status")
-            if status in REVEALED or self.world.shifted(table, physical):
+            if status in REVEALED or self.shifted(table, physical):
                 continue
             down: list[str] = []
             if table.game == "pok-deng":
@@ -318,7 +318,7 @@ class Invariants:
 
         if rnd.get("status") in REVEALED:
             return
-        if self.world.shifted(table, physical):  # the application cannot know (World.shifted)
+        if self.shifted(table, physical):  # the application cannot know (shifted)
             self.checked["shifted"] += 1
             return
         player = table.players[len(physical.cards) % len(table.players)]
@@ -449,6 +449,23 @@ class Invariants:
             if error not in INJECTED_ERRORS:
                 self.violation("internal-errors", f"round {rnd['round_id']} was stopped by an {why[:300]!r}: "
                                                   "no fault of the world raises it", str(rnd["round_id"]))
+
+    def shifted(self, table: Any, physical: Any) -> bool:
+        """Whether the application has placed a card of the round the dealer dealt after one the
+        reader numbered again (``seq-reuse``) before that one came: the reader's numbers leave no
+        gap for it, so every card after it went one hand on (the application refuses it when it
+        comes, and its round is paused and voided). Until then the hands the application shows
+        are not the table's: a card face down at the table can show face up in another hand."""
+        if not any(again for _, again in physical.scans):
+            return False
+        placed: list[tuple[bool, int | None]] = []  # each card in the order dealt: (numbered again, its log position)
+        for scan_id, again in physical.scans:
+            marker = self.world.dynamo.peek(settings().game_table, keys.once_key(table.table_id, scan_id), only=("n",))
+            placed.append((again, int(marker["n"]) if marker and marker.get("n") else None))
+        for i, (again, at) in enumerate(placed):
+            if again and any(later is not None and (at is None or later < at) for _, later in placed[i + 1:]):
+                return True
+        return False
 
     def _refused_in_time(self, rnd: dict[str, Any], physical: Any) -> bool:
         """Whether a card of the round the application had to refuse reached it while the round

@@ -382,7 +382,7 @@ class PhysicalRound:
     """The scan ids of the cards of :attr:`refused`."""
     scans: list[tuple[str, bool]] = field(default_factory=list)
     """The scan ids of this round's cards, in the order dealt, each with whether the reader numbered
-    it again (``seq-reuse``): :meth:`World.shifted` reads them."""
+    it again (``seq-reuse``): :meth:`~croupier.sim.invariants.Invariants.shifted` reads them."""
     burn_refused: str | None = None
     """A Pok Deng round's burn card, when the application must refuse it (a ninth copy): burned at
     the table, face down, refused by the application, its round paused."""
@@ -1466,23 +1466,6 @@ class World:
         scan_id = self._send_reader(table, "card-scanned", {"card": card}, seq=seq)
         self.scans[scan_id] = dealt_to
         return scan_id
-
-    def shifted(self, table: TableAtWorld, physical: PhysicalRound) -> bool:
-        """Whether the application has placed a card of the round the dealer dealt after one the
-        reader numbered again (``seq-reuse``) before that one came: the reader's numbers leave no
-        gap for it, so every card after it went one hand on (the application refuses it when it
-        comes, and its round is paused and voided). Until then the hands the application shows
-        are not the table's: a card face down at the table can show face up in another hand."""
-        if not any(again for _, again in physical.scans):
-            return False
-        placed: list[tuple[bool, int | None]] = []  # each card in the order dealt: (numbered again, its log position)
-        for scan_id, again in physical.scans:
-            marker = self.dynamo.peek(settings().game_table, keys.once_key(table.table_id, scan_id), only=("n",))
-            placed.append((again, int(marker["n"]) if marker and marker.get("n") else None))
-        for i, (again, at) in enumerate(placed):
-            if again and any(later is not None and (at is None or later < at) for _, later in placed[i + 1:]):
-                return True
-        return False
 
     def _reused_number(self, table: TableAtWorld, card: str) -> int | None:
         """The number the reader gives a card dealt to a hand instead of its next one (``seq-reuse``):
