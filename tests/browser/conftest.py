@@ -5,7 +5,7 @@ only; the page and the browser's settings are in :mod:`tests.support.browser`.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
@@ -40,15 +40,27 @@ def h(stack: LocalStack) -> Iterator[Harness]:
     harness.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                               ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's pages say what they were doing (:meth:`Page.diagnosis`), in its report."""
+    report = yield
+    if report.when == "call" and report.failed:
+        for n, page in enumerate(getattr(item, "pages_opened", []), start=1):
+            report.sections.append((f"page {n} of {item.name}", page.diagnosis()))
+    return report
+
+
 @pytest.fixture
-def pages(browser: Any, stack: LocalStack) -> Iterator[Callable[[], Page]]:
-    opened: list[Any] = []
+def pages(browser: Any, stack: LocalStack, request: pytest.FixtureRequest) -> Iterator[Callable[[], Page]]:
+    opened: list[Page] = []
+    request.node.pages_opened = opened
 
     def new() -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        opened.append(context)
-        return Page(context, stack)
+        page = Page(browser.new_context(viewport={"width": 1280, "height": 900}), stack)
+        opened.append(page)
+        return page
 
     yield new
-    for context in opened:
-        context.close()
+    for page in opened:
+        page.context.close()

@@ -50,6 +50,29 @@ class Page:
         self.console: list[str] = []
         self.page.on("console", lambda message: self.console.append(f"{message.type}: {message.text}"))
         self.page.on("response", self._response)
+        self.pending: dict[Any, str] = {}
+        """The page's requests not answered yet (method and URL), for :meth:`diagnosis`."""
+        self.failed: list[str] = []
+        self.page.on("request", lambda request: self.pending.__setitem__(request, f"{request.method} {request.url}"))
+        self.page.on("requestfinished", lambda request: self.pending.pop(request, None))
+        self.page.on("requestfailed", self._failed)
+
+    def _failed(self, request: Any) -> None:
+        self.pending.pop(request, None)
+        self.failed.append(f"{request.method} {request.url}: {request.failure}")
+
+    def diagnosis(self) -> str:
+        """What a failed test's page was doing: its address and view, the requests it still waited
+        for and those that failed, its script errors and console, the last answers and pushes."""
+        with contextlib.suppress(Exception):  # the page (or the browser) may be gone
+            shown = f"{self.page.url}\n{self.page.inner_text('body', timeout=2_000)[:1500]}"
+        lines = [f"page: {locals().get('shown', '(gone)')}",
+                 f"waiting for: {list(self.pending.values()) or 'nothing'}",
+                 f"failed requests: {self.failed or 'none'}", f"script errors: {self.errors or 'none'}",
+                 "console:", *self.console[-20:], "last answers:",
+                 *(f"  {url} {body[:300]}" for url, body in self.responses[-8:]),
+                 f"pushes received: {len(self.frames)}", *(f"  {frame[:300]}" for frame in self.frames[-5:])]
+        return "\n".join(lines)
 
     def _frame(self, payload: Any) -> None:
         self.frames.append(payload if isinstance(payload, str) else payload.decode())
