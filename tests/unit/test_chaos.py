@@ -60,6 +60,9 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
         assert injected[kind] > 0, kind
     assert told(played, "paused by the simulation's supervisor") >= 1  # a pause made, not only tried
     assert played.invariants.checked["bets"] >= 100 and played.invariants.checked["audit"] == 1
+    # each round was shown whole on most of the screens watching it (those whose posts were refused
+    # or lost on the way resync, and are not checked)
+    assert played.invariants.checked["screens"] >= 100
 
 
 @pytest.mark.parametrize("game", ["baccarat", "blackjack", "deluxe-blackjack", "pok-deng"])
@@ -371,6 +374,28 @@ def test_planted_task_failing_by_itself_is_reported_not_taken_for_a_fault(monkey
     stopped = [v.detail for v in played.violations if v.invariant == "internal-errors"]
     assert stopped and "KeyError" in stopped[0] and "no fault of the world raises it" in stopped[0], stopped
     assert played.rounds_finished["voided"] >= 1  # voided while it took bets, every stake refunded
+
+
+def test_planted_face_down_card_never_turned_over_on_the_screens_is_reported(monkeypatch: pytest.MonkeyPatch
+                                                                             ) -> None:
+    from croupier.app import live
+
+    # the live function takes every round's face-down cards as hidden for ever: the screens are
+    # never told what the hole card was, though the round settled on it
+    in_this_thread(monkeypatch).setattr(live, "_hidden", lambda rnd, engine: True)
+    played = world("planted-9", rounds=6, game="deluxe-blackjack")
+    unseen = [v.detail for v in played.violations if v.invariant == "screens"]
+    assert unseen and "(settled) with cards" in unseen[0] and "??" in unseen[0], unseen
+    assert {v.invariant for v in played.violations} == {"screens"}  # nothing else notices
+
+
+def test_planted_push_that_skips_a_slots_last_watcher_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    watchers = push.watchers
+    # the push function reads a slot's watchers one short: its last one is never posted to
+    in_this_thread(monkeypatch).setattr(push, "watchers", lambda table, slot: list(watchers(table, slot))[:-1])
+    played = world("planted-10", rounds=4)
+    unseen = [v.detail for v in played.violations if v.invariant == "screens"]
+    assert unseen and "was never shown that round" in unseen[0], unseen
 
 
 # --- defects the simulation found -----------------------------------------------------------

@@ -34,7 +34,8 @@ When a round finishes:
 
 At the end of the run:
 - every round opened is finished, every workflow execution ended well, nothing is left in the
-  devices' queue, every push message SQS did not take was sent again, every event a reader sent
+  devices' queue, every push message SQS did not take was sent again, every screen was shown each
+  round it watched whole (:mod:`croupier.sim.screens`), every event a reader sent
   is in its table's log (none waits behind a missing one); each table's shoe counts no card more
   times than it was drawn;
 - money is conserved to the unit: the wallets hold what was deposited, less the stakes, plus the
@@ -48,6 +49,7 @@ At the end of the run:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -73,6 +75,7 @@ from ..games import new_round
 from ..games.base import Settle
 from .dynamo import plain, same
 from .operator import OPERATOR
+from .screens import ScreensShown
 from .world import INJECTED_ERRORS
 
 if TYPE_CHECKING:
@@ -109,6 +112,8 @@ class Invariants:
         """Per round: the version last looked at, and whether its hole card was face down then."""
         self._secret: tuple[int, tuple[dict[str, tuple[str, frozenset[str]]], set[str]]] = (-1, ({}, set()))
         """The step whose cards face down were looked at last, and what they were."""
+        self.screens = ScreensShown()
+        """What each screen was shown of each round (checked at the end: :mod:`croupier.sim.screens`)."""
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -243,11 +248,12 @@ class Invariants:
         """No screen (a player's, the supervisor's) is posted a card of a round while it is face
         down at the table: each event of the message about that round (a device log's entry: of a
         scan the dealer dealt to it), or about its table and no round, is looked at."""
+        message = _parsed(text)
+        self.screens.posted(connection_id, message)
         by_table = self._secrets()[0]
         if not by_table:
             return
         self.checked["hidden-pushed"] += 1
-        message = json.loads(text)
         for event in message.get("events", [message]) if isinstance(message, dict) else []:
             secret = by_table.get(str(event.get("table_id")))
             if secret is None:
@@ -549,6 +555,8 @@ class Invariants:
                 first = json.loads(min(world.unpushed))
                 self.violation("pushes", f"{len(world.unpushed)} push messages SQS did not send were never sent "
                                          f"again, e.g. {first['id']} for {first['watched']}")
+        if world.screens_on:
+            self.screens.check(self)
         for table_id, scan_id, round_id in self.refused_later:
             entry = next((e for e in world.dynamo.partition(settings().game_table, keys.log_pk(table_id))
                           if e.get("scan_id") == scan_id), None)
@@ -651,3 +659,9 @@ def _as_said(text: str) -> str:
 def same_value(a: Any, b: Any) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and same(a, b))
 
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> Any:
+    """A message posted to screens, parsed once: a push posts the same text to each of a slot's
+    players (read, never changed)."""
+    return json.loads(text)

@@ -587,6 +587,8 @@ class World:
         self.screen_ids = random.Random(f"{seed}:screens")
         self.connections: dict[str, Any] = {}
         """Every screen connected, and who watches on it."""
+        self.subscribed_at: dict[str, int] = {}
+        """When each screen subscribed to its table (epoch ms, as the store's times)."""
         self.watching: dict[str, list[tuple[str, Any]]] = {}
         """Each table's screens: their connection and who watches (its players, its supervisor)."""
         self.posts = 0
@@ -745,6 +747,8 @@ class World:
         unsent, timed_out = SERVICE_ERRORS
         if how == "before":
             self._not_pushed(params, range(len(params.get("Entries", []))))
+            if operation == "post_to_connection":  # the screen was not shown it: its page resyncs
+                self.invariants.screens.missed(params["ConnectionId"], params["Data"])
             raise unsent(endpoint_url=endpoint)
         if how == "entries":
             entries = len(params["Entries"])
@@ -1654,6 +1658,7 @@ class World:
                 continue
             screens[i] = (connection_id, who)
             self.connections[connection_id] = who
+            self.subscribed_at[connection_id] = int(self.clock.time() * 1000)
 
     # --- the operator's wallet: the outbox ---------------------------------------------------------
 
