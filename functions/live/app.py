@@ -5,7 +5,9 @@ events are put on the bus (source ``croupier``, detail-type the event's type) an
 push queue: public events one message per slot of the table's watchers, a player's own or the
 staff's events one message naming just the watchers they reach (croupier.app.push), whom the
 batch's records reach read once for all of them (``push.Reach``). A failure is
-reported per record, so that the stream retries from it, in order.
+reported per record, so that the stream retries from it, in order; the records after it in the
+batch are not handled (:class:`HeldBack`): the stream hands them again after it, so that no change
+of an item is published or pushed before an earlier one, nor again for another record's failure.
 """
 
 from typing import Any
@@ -45,10 +47,25 @@ def handle(record: DynamoDBRecord, reach: push.Reach | None = None) -> dict[str,
     return {"events": len(events), "slots": sent}
 
 
+class HeldBack(Exception):
+    """A record after one that failed in the same batch, not handled: the stream retries from the
+    failed one (the lowest sequence number reported), this one included."""
+
+
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     reach = push.Reach()  # whom the batch's events reach, read once for all of its records
-    return process_partial_response(event=event, record_handler=lambda record: handle(record, reach),
-                                    processor=processor, context=context)
+    failed: list[str] = []  # the batch's first record that failed, once one has
+
+    def in_order(record: DynamoDBRecord) -> dict[str, Any]:
+        if failed:
+            raise HeldBack(f"held back behind record {failed[0]}, which failed")
+        try:
+            return handle(record, reach)
+        except Exception:
+            failed.append(str(record.dynamodb.sequence_number if record.dynamodb else record.event_id))
+            raise
+
+    return process_partial_response(event=event, record_handler=in_order, processor=processor, context=context)

@@ -2,17 +2,17 @@
 what it must have been shown by the end of a run (:meth:`ScreensShown.check`).
 
 A page drops a message whose ``id`` it has seen (a push delivered again), shows a card dealt face
-down as ``"??"`` until ``cards-revealed`` names it, and resyncs from the round's ``seq`` when it
-finds a gap, and skips an event older than what it shows. So the order the events came in is not
-checked (a change's stream record failed, retried after later changes of the round were pushed,
-comes after them: the page resyncs, and a card it shows face up stays so when its face-down
-dealing comes after its reveal); what it was shown in the end is.
+down as ``"??"`` until ``cards-revealed`` names it, resyncs from the round's ``seq`` when it finds
+a gap, and skips an event older than what it shows (a card it shows face up stays so).
 
 A screen that watched a round from its opening (it subscribed to the table
 :data:`SUBSCRIBED_BEFORE_MS` before the round opened), is still connected at the end of the run,
 and had no post of the round refused or lost on the way (``missed``: its push then counts it
 ``failed``, and the page resyncs), was shown:
 
+- the round's events in order: none with a ``seq`` below one it was shown before (the live
+  function holds back the changes after one that failed in its stream batch, and the push queue's
+  message groups keep each slot's order);
 - the round's end: ``round-settled`` for a settled round, ``round-refunded`` for a voided one;
 - every card the round took, each at its log position, and no other; each card it was shown face up
   is the round's card there; a settled round's cards were all turned face up for it.
@@ -49,6 +49,10 @@ class RoundShown:
     """By log position: the card as shown (``"??"`` while face down)."""
     ends: set[str] = field(default_factory=set)
     missed: bool = False
+    seq: int = -1
+    """The highest ``seq`` of the round's events it was shown."""
+    behind: str | None = None
+    """The first event it was shown after a later one of the round, if any (its type and seq)."""
 
 
 class ScreensShown:
@@ -71,6 +75,11 @@ class ScreensShown:
             if round_id is None:
                 continue
             shown = self.rounds.setdefault((connection_id, str(round_id)), RoundShown())
+            if "seq" in event:  # a round's event (a bet's has none)
+                seq = int(event["seq"])
+                if seq < shown.seq and shown.behind is None:
+                    shown.behind = f"{kind} of seq {seq} after seq {shown.seq}"
+                shown.seq = max(shown.seq, seq)
             if kind == "card-dealt":
                 n, card = int(event["n"]), str(event["card"])
                 if card != HIDDEN or n not in shown.cards:  # a card face down, pushed after its reveal: covered
@@ -115,6 +124,9 @@ class ScreensShown:
     def _whole(invariants: Invariants, screen: str, round_id: str, status: str, end: str, dealt: dict[int, str],
                shown: RoundShown) -> None:
         invariants.checked["screens"] += 1
+        if shown.behind:
+            invariants.violation("screens", f"{screen} was shown round {round_id}'s events out of order: "
+                                            f"{shown.behind}", round_id)
         if end not in shown.ends:
             invariants.violation("screens", f"{screen} was never shown that round {round_id} is {status}", round_id)
         missing, extra = dealt.keys() - shown.cards.keys(), shown.cards.keys() - dealt.keys()
