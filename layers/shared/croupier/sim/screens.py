@@ -56,11 +56,13 @@ class RoundShown:
 
 
 class ScreensShown:
+    """What every screen of a world was posted, as its page took it."""
+
     def __init__(self) -> None:
         self.ids: dict[str, set[str]] = {}
         """Per connection: the ids of the messages it was posted."""
         self.rounds: dict[tuple[str, str], RoundShown] = {}
-        """Per connection and round: what it was shown of the round, once it saw the round open."""
+        """Per connection and round: what it was shown of the round."""
 
     def posted(self, connection_id: str, message: Any) -> None:
         """A message posted to a screen (as parsed), taken as its page takes it."""
