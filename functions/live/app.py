@@ -39,10 +39,12 @@ def handle(record: DynamoDBRecord, reach: push.Reach | None = None) -> dict[str,
     if not events:
         return {"events": 0}
     table_id = events[0]["table_id"]
-    alerts.publish_all(events)
     # the message's id is the stream record's own (a retried record keeps it): unique per change,
     # the same on every redelivery, and nothing of the events it carries
     sent = push.fan_out(table_id, events, push.message_id(record.event_id or change.sequence_number), reach)
+    # then the bus, once the pushes are queued: a record retried because SQS did not take them all
+    # sends them again (the FIFO queue drops those it has), but has not told the bus yet
+    alerts.publish_all(events)
     logger.debug("events", extra={"table_id": table_id, "types": [e["type"] for e in events], "slots": sent})
     return {"events": len(events), "slots": sent}
 

@@ -1,5 +1,6 @@
 """The live function takes its stream batch in order: once a record fails, the ones after it are held
-back for the stream's retry, which starts at the failed one (``functions/live/app.py``)."""
+back for the stream's retry, which starts at the failed one; and it tells the bus of a change once
+its pushes are queued (``functions/live/app.py``)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,33 @@ def test_the_changes_after_one_that_failed_are_held_back_for_the_streams_retry(m
     with pytest.raises(Exception, match="All records failed"):
         handler({"Records": [change(n) for n in ("200", "300")]}, Context("live"))
     assert handled == ["200"]
+
+
+def test_a_change_whose_pushes_were_not_all_queued_is_told_to_the_bus_once_they_are(monkeypatch: pytest.MonkeyPatch
+                                                                                    ) -> None:
+    from croupier.app import alerts, push
+
+    # GIVEN the live function, and SQS that takes a change's push messages only at the second try
+    handler = function_handler(ROOT, "live", environment=9)
+    module = sys.modules["croupier_sim_function_live_9"]
+    event = {"type": "round-resumed", "table_id": "bac-1", "round_id": "r1", "seq": 3}
+    monkeypatch.setattr(module, "events_of", lambda old, new, at: [dict(event)])
+    queued: list[str] = []
+
+    def fan_out(table_id: str, events: list[dict[str, Any]], message: str | None = None, reach: Any = None) -> int:
+        queued.append(str(message))
+        if len(queued) == 1:
+            raise push.NotQueued([{"Code": "InternalError"}], 1)
+        return 1
+
+    published: list[list[dict[str, Any]]] = []
+    monkeypatch.setattr(push, "fan_out", fan_out)
+    monkeypatch.setattr(alerts, "publish_all", lambda events: published.append(events) or len(events))
+    # WHEN the stream hands the change (its batch's one record fails: the stream retries the batch),
+    # then again
+    with pytest.raises(Exception, match="All records failed"):
+        handler({"Records": [change("100")]}, Context("live"))
+    assert handler({"Records": [change("100")]}, Context("live")) == {"batchItemFailures": []}
+    # THEN its pushes were queued twice, with the same message id, and the bus was told once
+    assert len(queued) == 2 and queued[0] == queued[1]
+    assert published == [[event]]
