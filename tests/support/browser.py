@@ -64,9 +64,10 @@ class Page:
     def diagnosis(self) -> str:
         """What a failed test's page was doing: its address and view, the requests it still waited
         for and those that failed, its script errors and console, the last answers and pushes."""
+        shown = "(gone)"
         with contextlib.suppress(Exception):  # the page (or the browser) may be gone
             shown = f"{self.page.url}\n{self.page.inner_text('body', timeout=2_000)[:1500]}"
-        lines = [f"page: {locals().get('shown', '(gone)')}",
+        lines = [f"page: {shown}",
                  f"waiting for: {list(self.pending.values()) or 'nothing'}",
                  f"failed requests: {self.failed or 'none'}", f"script errors: {self.errors or 'none'}",
                  "console:", *self.console[-20:], "last answers:",
