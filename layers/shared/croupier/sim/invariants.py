@@ -552,7 +552,7 @@ class Invariants:
         if world.screens_on and not world.live_failures:  # a change given up on is the operators' alarm
             self.checked["pushes"] += 1
             if world.unpushed:
-                first = json.loads(min(world.unpushed))
+                first = json.loads(world.unpushed[min(world.unpushed)])
                 self.violation("pushes", f"{len(world.unpushed)} push messages SQS did not send were never sent "
                                          f"again, e.g. {first['id']} for {first['watched']}")
         if world.screens_on:

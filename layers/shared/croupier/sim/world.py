@@ -440,6 +440,11 @@ class Violation:
     round_id: str | None = None
 
 
+def _pushed_as(group: str, body: str) -> tuple[str, str]:
+    """A push message's message group and id: what stays the same when its change is sent again."""
+    return group, str(json.loads(body)["id"])
+
+
 class World:
     """One simulated deployment: ``tables`` tables of ``game``, ``players`` players each, played
     for ``rounds`` rounds in all; ``seed`` and ``plan`` decide everything else."""
@@ -592,8 +597,10 @@ class World:
         self.watching: dict[str, list[tuple[str, Any]]] = {}
         """Each table's screens: their connection and who watches (its players, its supervisor)."""
         self.posts = 0
-        self.unpushed: set[str] = set()
-        """The push messages SQS did not send (``service-error``) and nobody has sent since."""
+        self.unpushed: dict[tuple[str, str], str] = {}
+        """The push messages SQS did not send (``service-error``) and nobody has sent since, by
+        message group and message id: the change's record handed again derives its events again,
+        as the staff or the table may see them then (a card face down then may be face up now)."""
         self.live_failures = 0
         """Stream batches the live function gave up on (its failure destination's messages)."""
         from .invariants import Invariants
@@ -762,7 +769,9 @@ class World:
         """Note the push messages a call to SQS did not send: each must be sent again (its change's
         record handed again by the stream), unless the live function gave up on that record."""
         if params.get("QueueUrl") == PUSH_QUEUE_URL:
-            self.unpushed.update(params["Entries"][i]["MessageBody"] for i in positions)
+            for i in positions:
+                entry = params["Entries"][i]
+                self.unpushed[_pushed_as(entry["MessageGroupId"], entry["MessageBody"])] = entry["MessageBody"]
 
     def _interleave(self, invocation: Invocation, operation: str, until: float, *, workflows: bool = False) -> None:
         """Pause ``invocation`` before its store call until ``until`` (an ``interleave``: a time up
@@ -1593,7 +1602,8 @@ class World:
             return sent
         if url != PUSH_QUEUE_URL:
             raise client_error("AWS.SimpleQueueService.NonExistentQueue", f"no queue {url}", "SendMessage")
-        self.unpushed.discard(body)
+        if self.unpushed:
+            self.unpushed.pop(_pushed_as(str(group), body), None)
         sent = self.push_queue.send(body, group, deduplication or hashlib.sha256(body.encode()).hexdigest(), delay)
         self.push_poller.schedule(self.clock.monotonic() + delay + 0.02)
         return sent
