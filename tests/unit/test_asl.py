@@ -141,15 +141,15 @@ def test_a_task_that_fails_is_retried_with_backoff_then_caught_into_the_fault_st
 
 def test_an_unknown_step_goes_to_fault_with_its_error_and_a_failing_fault_fails_the_execution() -> None:
     clock = VirtualClock()
-    fn = Round(clock, [{"kind": "dance"}], fail={"fault": ["States.TaskFailed"] * 13})
+    fn = Round(clock, [{"kind": "dance"}], fail={"fault": ["States.TaskFailed"] * 35})
     flows = workflows(clock, fn)
     run = flows.start("r6", {"round_id": "r6", "countdown": 1})
     flows.run_until(3000)
     assert run.status == "FAILED" and run.error is not None and run.error.error == "RoundFault"
-    # 2 s, then doubling up to five minutes: the round function may be out for more than 28 minutes
-    # (throttled, a broken deploy rolled back) before a round is left to the failed executions' alarm
-    assert [t for t, _, op in fn.calls if op == "fault"] == [1, 3, 7, 15, 31, 63, 127, 255, 511, 811, 1111, 1411,
-                                                             1711]
+    # 2 s, then doubling up to a minute: the round function may be out for 30 minutes (throttled, a
+    # broken deploy rolled back) before a round is left to the failed executions' alarm, and a round
+    # is paused within a minute of its function's return
+    assert [t for t, _, op in fn.calls if op == "fault"] == [1, 3, 7, 15, 31, 63, *range(123, 1804, 60)]
     assert run.entered[-2:] == ["Fault", "Failed"]
 
 
