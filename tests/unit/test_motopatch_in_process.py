@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from moto.server import ThreadedMotoServer
 
 from croupier.local import motopatch
-from croupier.local.stack import free_port
+from croupier.local.stack import free_port, release
 
 KEYS = {"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
                                  {"AttributeName": "sk", "AttributeType": "N"}],
@@ -50,6 +50,7 @@ def endpoints() -> Iterator[tuple[str, str]]:
     finally:
         motopatch.stop_answering_in_process(in_process)
         server.stop()
+        release(port, int(in_process.rsplit(":", 1)[1]))
 
 
 def _client(service: str, endpoint: str) -> Any:
@@ -139,8 +140,11 @@ def test_an_endpoint_no_longer_answered_in_process_is_not_answered_at_all() -> N
     motopatch.answer_in_process(endpoint)
     assert "TableNames" in _client("dynamodb", endpoint).list_tables()
     motopatch.stop_answering_in_process(endpoint)
-    with pytest.raises(EndpointConnectionError):
-        _client("dynamodb", endpoint).list_tables()
+    try:
+        with pytest.raises(EndpointConnectionError):
+            _client("dynamodb", endpoint).list_tables()
+    finally:
+        release(int(endpoint.rsplit(":", 1)[1]))
 
 
 RESULTS = {"GetItem": {"Item": {**ITEM, "text": {"S": "b64?"}, "empty": {"S": ""}, "flag": {"BOOL": False},

@@ -79,11 +79,36 @@ their queues, and a receive returns as soon as a message can be received, so an 
 request every 20 s, not one a second."""
 
 
+_held: dict[int, socket.socket] = {}
+_holding = threading.Lock()
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A free port of the loopback address, held for its server until :func:`release`.
+
+    The kernel picks it (a port no socket is bound to), and a socket stays bound to it with address
+    reuse, not listening: the server binds it beside the hold (address reuse lets it), while any
+    other bind fails and no outgoing connection is given it as its own port. A port picked and let
+    go at once was free only then: the stack binds its servers seconds later, and in a busy
+    process's outgoing connections or another test process's stack, one was taken meanwhile
+    ("Address already in use": that process's stack, and every test waiting on it, failed)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    with _holding:
+        _held[port] = sock
+    return port
+
+
+def release(*ports: int) -> None:
+    """Let go of the holds :func:`free_port` took on ``ports`` (their servers are bound; a port
+    not held is let be)."""
+    for port in ports:
+        with _holding:
+            sock = _held.pop(port, None)
+        if sock is not None:
+            sock.close()
 
 
 class PortInUse(OSError):
@@ -253,6 +278,7 @@ class LocalStack:
         alerts.listeners.append(self._alarm)
         self._servers.append(self.screens.start())
         self._servers.append(self.web.start())
+        release(*self._ports())
         return self
 
     def stop(self) -> None:
@@ -271,6 +297,7 @@ class LocalStack:
             with contextlib.suppress(Exception):  # stopping is best effort
                 server.stop() if hasattr(server, "stop") else server.shutdown()
         self._servers.clear()
+        release(*self._ports())  # a start that failed half-way
         for worker in self._workers.values():
             worker.shutdown(wait=False, cancel_futures=True)
         self._workers.clear()
@@ -280,6 +307,11 @@ class LocalStack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def _ports(self) -> tuple[int, ...]:
+        """The ports of the stack's own servers (the reference operator wallet binds a port of its
+        choosing)."""
+        return self.moto_port, self.api_port, self.web.port, self.screens.port, self.screens.manage_port
 
     def _moto_endpoints(self) -> tuple[str, str]:
         """moto's server, as this process reaches it: the stack's endpoint, and moto's own name for
