@@ -2,9 +2,9 @@
 picked until its server is bound, so that nothing else takes it meanwhile.
 
 Found by a run of the suite in five processes: a stack picked a port, let it go, and bound its
-WebSocket server to it seconds later; by then a connection of that busy machine had it as its own
-port. The stack failed to start ("Address already in use"), and with it all 385 tests of that
-process."""
+WebSocket server to it seconds later; by then another socket had it (an outgoing connection of the
+busy machine, or another process's stack that picked it too). The stack failed to start ("Address
+already in use"), and with it all 385 tests of that process."""
 
 from __future__ import annotations
 
