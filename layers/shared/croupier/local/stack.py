@@ -89,9 +89,9 @@ def free_port() -> int:
     The kernel picks it (a port no socket is bound to), and a socket stays bound to it with address
     reuse, not listening: the server binds it beside the hold (address reuse lets it), while any
     other bind fails and no outgoing connection is given it as its own port. A port picked and let
-    go at once was free only then: the stack binds its servers seconds later, and in a busy
-    process's outgoing connections or another test process's stack, one was taken meanwhile
-    ("Address already in use": that process's stack, and every test waiting on it, failed)."""
+    go at once was free only then: the stack binds its servers seconds later, and meanwhile an
+    outgoing connection or another test process's stack could take it ("Address already in use":
+    the stack failed to start, and every test of its process with it)."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
