@@ -71,8 +71,9 @@ template: $(STAMP)
 # reliability, spread over TEST_WORKERS processes (pytest-xdist): each file's tests in one process,
 # the longest files first (tests/support/spread.py), each process with its own local stack. Most
 # tests wait on the stack's timers, so more processes than cores pays. Lint, types and the template
-# run beside the tests, in the CPU the waiting tests leave (their output, in .venv/static.log, is
-# shown after the tests'); the run fails if either does.
+# run beside the tests, niced, in the CPU the waiting tests leave (a test on a real-time timer is not
+# slowed by them; their output, in .venv/static.log, is shown after the tests'); the run fails if
+# either does.
 TEST_WORKERS ?= 4
 PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 STATIC_LOG := $(VENV)/static.log
@@ -80,7 +81,7 @@ STATIC_LOG := $(VENV)/static.log
 test:
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory --output-sync=target -j3 setup || exit 1; \
-	$(MAKE) --no-print-directory --output-sync=target -j3 lint types template > $(STATIC_LOG) 2>&1 & static=$$!; \
+	nice -n 10 $(MAKE) --no-print-directory --output-sync=target -j3 lint types template > $(STATIC_LOG) 2>&1 & static=$$!; \
 	$(PYTEST); tests=$$?; \
 	wait $$static; checks=$$?; \
 	echo "--- lint, types and the template"; cat $(STATIC_LOG); \
