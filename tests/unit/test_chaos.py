@@ -4,6 +4,7 @@ memory, on a virtual clock, with faults drawn from one seed; the invariants chec
 
 from __future__ import annotations
 
+import gc
 import sys
 import uuid
 from collections import Counter
@@ -89,6 +90,25 @@ def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
     assert first.trace == second.trace and first.steps_run == second.steps_run
     assert first.faults.drawn == second.faults.drawn and first.invocations == second.invocations
     assert world("other").faults.drawn != first.faults.drawn
+
+
+def test_a_world_runs_the_collector_seldom_and_gives_the_process_its_thresholds_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a process at CPython's default thresholds (as `croupier chaos`'s are)
+    seen: list[tuple[int, int, int]] = []
+    opening = World._open_tables
+    monkeypatch.setattr(World, "_open_tables", lambda self: seen.append(gc.get_threshold()) or opening(self))
+    kept = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        # WHEN a world plays
+        played = world("collector")
+        after = gc.get_threshold()
+    finally:
+        gc.set_threshold(*kept)
+    # THEN it played at the seldom thresholds, and the process has its own back
+    assert seen == [(50_000, 20, 20)] and after == (700, 10, 10)
+    assert sum(played.rounds_finished.values()) > 0
 
 
 def test_the_report_does_not_depend_on_how_many_processes_play_the_worlds() -> None:
