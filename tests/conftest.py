@@ -22,6 +22,7 @@ from croupier.app import store, workflow
 from croupier.local import iam
 from croupier.local.stack import LocalStack, project_root
 from croupier.sim.memory import InMemory
+from croupier.sim.world import SELDOM_COLLECTIONS
 from tests.support import figures, privilege, spread
 from tests.support.pyparse import one_tree_at_a_time
 
@@ -29,7 +30,7 @@ one_tree_at_a_time()  # before any test or stack runs (tests/support/pyparse.py 
 # A process with a local stack holds moto's every item as Python objects: with CPython's default
 # thresholds its collector traversed them about once a minute (150 ms each), 6% of the CPU of
 # test_rounds and test_screens; collecting less often made it 2%. Memory is not short here.
-gc.set_threshold(50_000, 20, 20)
+gc.set_threshold(*SELDOM_COLLECTIONS)
 
 _session: dict[str, object] = {}
 

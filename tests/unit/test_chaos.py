@@ -18,7 +18,16 @@ from croupier.app.records import BetRecord
 from croupier.shoe import Shoe
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
 from croupier.sim.memory import function_handler
-from croupier.sim.world import DEFAULT_RATES, FAULT_KINDS, INTERLEAVE_WITHIN, FunctionDied, Invocation, Plan, World
+from croupier.sim.world import (
+    DEFAULT_RATES,
+    FAULT_KINDS,
+    INTERLEAVE_WITHIN,
+    SELDOM_COLLECTIONS,
+    FunctionDied,
+    Invocation,
+    Plan,
+    World,
+)
 from tests.support.patching import in_this_thread
 
 AS_FOUND = {"failed-scan": 0.0, "redelivery": 0.0, "supervisor-pause": 0.0, "outage": 0.0, "preselect": 0.0,
@@ -107,7 +116,7 @@ def test_a_world_runs_the_collector_seldom_and_gives_the_process_its_thresholds_
     finally:
         gc.set_threshold(*kept)
     # THEN it played at the seldom thresholds, and the process has its own back
-    assert seen == [(50_000, 20, 20)] and after == (700, 10, 10)
+    assert seen == [(50_000, 20, 20)] == [SELDOM_COLLECTIONS] and after == (700, 10, 10)
     assert sum(played.rounds_finished.values()) > 0
 
 

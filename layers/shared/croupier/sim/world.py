@@ -210,10 +210,15 @@ faults), per event sent (deliveries), per bet request (players), per round (stra
 per call to an operator's wallet and per store call (interleave)."""
 
 
+SELDOM_COLLECTIONS = (50_000, 20, 20)
+"""CPython's collector thresholds for a process that holds many long-lived objects and makes little
+cyclic garbage: a world while it plays (:func:`collecting_seldom`), a test process (``tests/conftest.py``)."""
+
+
 @contextlib.contextmanager
 def collecting_seldom() -> Iterator[None]:
-    """CPython's cyclic garbage collector run seldom while a world plays: at the thresholds
-    ``tests/conftest.py`` gives a test process, not at CPython's defaults.
+    """CPython's cyclic garbage collector run seldom while a world plays: at
+    :data:`SELDOM_COLLECTIONS`, as in a test process, not at CPython's defaults.
 
     A world allocates millions of short-lived dicts and lists (typed items, events, records) that
     reference counting frees; at the defaults the collector traversed the survivors every 700
@@ -222,7 +227,7 @@ def collecting_seldom() -> Iterator[None]:
     memory (532 MB). When the collector runs changes nothing a world does: the report is the same
     bytes."""
     thresholds = gc.get_threshold()
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(*SELDOM_COLLECTIONS)
     try:
         yield
     finally:
