@@ -9,6 +9,7 @@ and validates the result; unknown names are an error.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Literal, get_args
@@ -370,9 +371,20 @@ def load_rules(game: str, overrides: dict[str, Any] | None = None) -> Rules:
     """The game's default table rules with ``overrides`` merged in (nested dicts merge). The same
     game and overrides give the same (frozen) rules, validated once per process: a round's rules
     are read at every step of it."""
+    return rules_from_text(game, overrides_text(overrides or {}))
+
+
+def overrides_text(overrides: Mapping[str, Any]) -> str:
+    """Overrides as JSON text, keys sorted and no spaces: the same overrides, the same text."""
+    return json.dumps(overrides, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def rules_from_text(game: str, overrides: str) -> Rules:
+    """:func:`load_rules` of overrides given as :func:`overrides_text` gives them (a round's stored
+    rules, read once per process: validating them again at every step of the round is skipped)."""
     if game not in _MODELS:
         raise RulesError(f"unknown game {game!r}; games are {', '.join(GAMES)}", reason="unknown-game")
-    return _validated_rules(game, json.dumps(overrides or {}, sort_keys=True, default=str))
+    return _validated_rules(game, overrides)
 
 
 @lru_cache(maxsize=256)

@@ -12,8 +12,9 @@ from typing import Any
 
 from ..games import new_round
 from ..games.base import Action, Bet, CardFor, DecisionFor, Expectation, FollowWindow, InsuranceWindow, RoundEngine
+from ..rules import Rules, rules_from_text
 from . import store
-from .records import RoundRecord, bet_from_item
+from .records import RoundRecord, TableRecord, bet_from_item
 
 
 def action_from(data: dict[str, Any]) -> Action:
@@ -35,6 +36,12 @@ def apply_event(engine: RoundEngine, event: dict[str, Any]) -> None:
         raise ValueError(f"unknown round event {event!r}")
 
 
+def rules_of(item: RoundRecord | TableRecord) -> Rules:
+    """The rules of a round or a table: the game's defaults with the overrides it carries (a
+    round's stored rules), validated once per process for the same overrides."""
+    return rules_from_text(item.game, store.rules_text(item))
+
+
 def rebuild(round_item: RoundRecord, bets: Sequence[Bet] | None = None) -> RoundEngine:
     """The round's engine after every stored event. ``bets``: the bets to settle (baccarat and Pok
     Deng rounds play the same whatever the bets; blackjack rounds use the bets stored in the round)."""
@@ -42,7 +49,7 @@ def rebuild(round_item: RoundRecord, bets: Sequence[Bet] | None = None) -> Round
     engine = new_round(
         round_item.game,
         list(bets) if bets is not None else engine_bets,
-        overrides=store.round_rules(round_item),
+        rules=rules_of(round_item),
         round_in_shoe=round_item.round_in_shoe,
         balances=round_item.balances or None,
         validate=False,

@@ -22,7 +22,7 @@ from ..domain_events import validated
 from ..games import new_round
 from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, RoundEngine, Settle
 from . import keys, store, visibility
-from .engine import apply_event, expectation_key
+from .engine import apply_event, expectation_key, rules_of
 from .lobby import shoe_roads
 from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, TableRecord, bet_from_item
 from .rounds import timers
@@ -48,7 +48,7 @@ def _hidden(rnd: RoundRecord, engine: RoundEngine) -> bool:
 
 
 def _fresh(rnd: RoundRecord) -> RoundEngine:
-    return new_round(rnd.game, [bet_from_item(b) for b in rnd.engine_bets], overrides=store.round_rules(rnd),
+    return new_round(rnd.game, [bet_from_item(b) for b in rnd.engine_bets], rules=rules_of(rnd),
                      round_in_shoe=rnd.round_in_shoe, balances=rnd.balances or None, validate=False)
 
 

@@ -23,10 +23,11 @@ from botocore.exceptions import ClientError
 
 from .. import betting
 from ..errors import ShoeError
-from ..rules import Rules, Timers, load_rules
+from ..rules import Rules, Timers
 from ..shoe import Shoe
 from . import seamless, store, wallets, workflow
 from .config import settings
+from .engine import rules_of
 from .errors import StateConflict
 from .records import TAKING_BETS, RoundRecord, RoundStatus, TableRecord
 from .visibility import pause_words
@@ -44,7 +45,7 @@ def retry(fn: Callable[[], T], attempts: int = 20) -> T:
 
 def table_rules(item: TableRecord | RoundRecord) -> Rules:
     """The rules of a table or a round (the game's defaults with the overrides it carries)."""
-    return load_rules(item.game, store.round_rules(item))
+    return rules_of(item)
 
 
 def timers(item: TableRecord | RoundRecord) -> Timers:

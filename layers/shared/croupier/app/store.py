@@ -51,6 +51,7 @@ from typing import Any, TypeVar, cast
 from botocore.exceptions import ClientError
 from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
+from ..rules import overrides_text
 from . import aws, clock
 from .aws import boto3
 from .config import forget_settings, settings
@@ -415,16 +416,16 @@ container: Callable[[], str | None] = _one_environment
 """Which function's execution environment runs this code: on AWS a process is one. The local
 stack runs every function in one process and names the function acting here, so that what one
 function has read is not known to another (on AWS each has its own memory, and reads for itself)."""
-_rules: dict[tuple[str | None, int, str], dict[str, Any]] = {}
-"""The rules read or written, by environment, by SDK in use (a simulation's store beside the local
-stack's, in a test session) and by digest."""
+_rules: dict[tuple[str | None, int, str], str] = {}
+"""The rules read or written, as :func:`rules_text` gives them, by environment, by SDK in use (a
+simulation's store beside the local stack's, in a test session) and by digest."""
 
 
 def keep_rules(rules: dict[str, Any]) -> str:
     """Store a round's rules in full under their digest, which the round item carries instead
     (``rules_id``): a round is written a dozen times, its rules once. Rules with that digest
     stored already stay as they are (the same rules); returns the digest."""
-    text = json.dumps(rules, sort_keys=True, separators=(",", ":"))
+    text = overrides_text(rules)
     rules_id = hashlib.sha256(text.encode()).hexdigest()[:32]
     seen = (container(), aws.sdk_in_use(), rules_id)
     if seen not in _rules:
@@ -434,24 +435,30 @@ def keep_rules(rules: dict[str, Any]) -> str:
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-        _rules[seen] = plain(rules)
+        _rules[seen] = overrides_text(plain(rules))
     return rules_id
 
 
-def round_rules(item: RoundRecord | TableRecord) -> dict[str, Any]:
+def rules_text(item: RoundRecord | TableRecord) -> str:
     """The rules of a round (its ``rules_id``'s, read once and kept: they never change), or the
     rules it carries itself (a table's overrides; a round written before its rules were stored
-    apart)."""
+    apart), as JSON text with its keys sorted (:func:`croupier.rules.overrides_text`): what
+    :func:`croupier.rules.rules_from_text` validates once per process."""
     if isinstance(item, TableRecord) or not item.rules_id:
-        return dict(item.rules or {})
+        return overrides_text(dict(item.rules or {}))
     rules_id, round_id = item.rules_id, item.round_id
     seen = (container(), aws.sdk_in_use(), str(rules_id))
     if seen not in _rules:
         found = get(game_table(), rules_key(str(rules_id)))
         if found is None:
             raise LookupError(f"round {round_id}: its rules {rules_id} are not stored")
-        _rules[seen] = found["rules"]
-    return json.loads(json.dumps(_rules[seen]))  # the caller's own copy
+        _rules[seen] = overrides_text(found["rules"])
+    return _rules[seen]
+
+
+def round_rules(item: RoundRecord | TableRecord) -> dict[str, Any]:
+    """The rules of a round or a table (:func:`rules_text`), the caller's own copy."""
+    return cast(dict[str, Any], json.loads(rules_text(item)))
 
 
 def register_wait(round_id: str, version: int, token: str, at: int) -> bool:
