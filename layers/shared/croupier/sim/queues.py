@@ -78,10 +78,19 @@ class Queue:
     def receive(self, most: int = 10) -> list[Message]:
         """Up to ``most`` visible messages, each then in flight for the visibility timeout."""
         now = self.clock.monotonic()
-        self._redrive(now)
-        visible = [m for m in self.messages if m.visible_at <= now]
+        visible: list[Message] = []
+        busy: set[str | None] = set()  # the groups with a message in flight
+        spent: list[Message] = []  # received as often as the redrive policy allows
+        for message in self.messages:  # one pass, in the order sent
+            if message.visible_at > now:
+                busy.add(message.group)
+            elif self.max_receives is not None and message.receives >= self.max_receives:
+                spent.append(message)
+            else:
+                visible.append(message)
+        self._redrive(spent, now)
         if self.fifo:
-            chosen = self._fifo_batch(visible, now, most)
+            chosen = self._fifo_batch(visible, busy, most)
         else:
             chosen = self.rng.sample(visible, min(most, len(visible)))
         for message in chosen:
@@ -90,8 +99,8 @@ class Queue:
             message.receipt = f"{message.id}/{message.receives}"
         return chosen
 
-    def _fifo_batch(self, visible: list[Message], now: float, most: int) -> list[Message]:
-        busy = {m.group for m in self.messages if m.visible_at > now}
+    @staticmethod
+    def _fifo_batch(visible: list[Message], busy: set[str | None], most: int) -> list[Message]:
         batch: list[Message] = []
         for message in visible:  # in the order sent
             if len(batch) == most:
@@ -114,10 +123,8 @@ class Queue:
             return
         self.messages.remove(message)
 
-    def _redrive(self, now: float) -> None:
-        if self.max_receives is None:
-            return
-        for message in [m for m in self.messages if m.visible_at <= now and m.receives >= self.max_receives]:
+    def _redrive(self, spent: list[Message], now: float) -> None:
+        for message in spent:
             self.messages.remove(message)
             if self.dead_letter is not None:
                 self.dead_letter.messages.append(Message(message.id, message.body, message.group, now,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Record = dict[str, Any]
+_VERDICTS_KEPT = 4_096
 
 
 def filter_patterns(texts: list[str]) -> list[Any]:
@@ -71,6 +72,8 @@ class StreamMapping:
     """Each invocation's records, by sequence number, in order."""
     _shards: list[_Shard] = field(default_factory=list)
     _patterns: list[Any] | None = None
+    _verdicts: dict[tuple[tuple[str, str, Any], ...], bool] = field(default_factory=dict)
+    """The filter's verdict on each item's keys seen lately (patterns on the keys alone)."""
 
     def __post_init__(self) -> None:
         self._shards = [_Shard() for _ in range(self.shards)]
@@ -80,15 +83,26 @@ class StreamMapping:
     def add(self, records: list[Record]) -> None:
         """Records the stream gained, oldest first (each goes to its partition key's shard)."""
         for record in records:
-            # patterns on the keys alone are matched on the keys alone (the same answer, without
-            # reading the images)
-            looked_at = {"dynamodb": {"Keys": record["dynamodb"]["Keys"]}} if self._keys_only else record
-            if self._patterns is not None and not passes(self._patterns, looked_at):
-                continue
             keys = record["dynamodb"]["Keys"]
+            if self._patterns is not None and not self._passes(record, keys):
+                continue
             partition = str(sorted(keys.items())[0])  # the first key attribute: pk
             shard = int(hashlib.sha256(partition.encode()).hexdigest()[:8], 16) % self.shards
             self._shards[shard].records.append(record)
+
+    def _passes(self, record: Record, keys: dict[str, Any]) -> bool:
+        """Does the record pass the filter? Patterns on the keys alone are matched on the keys
+        alone (the same answer, without reading the images), once for each item's keys."""
+        assert self._patterns is not None
+        if not self._keys_only:
+            return passes(self._patterns, record)
+        told = tuple((name, kind, value) for name, typed in keys.items() for kind, value in typed.items())
+        verdict = self._verdicts.get(told)
+        if verdict is None:
+            if len(self._verdicts) >= _VERDICTS_KEPT:
+                self._verdicts.clear()
+            verdict = self._verdicts[told] = passes(self._patterns, {"dynamodb": {"Keys": keys}})
+        return verdict
 
     def pending(self) -> int:
         return sum(len(s.records) for s in self._shards)
