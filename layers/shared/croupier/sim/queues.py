@@ -54,10 +54,12 @@ class Queue:
     max_receives: int | None = None
     dead_letter: Queue | None = None
     duplicates: float = 0.0
-    messages: list[Message] = field(default_factory=list)
+    messages: dict[Message, None] = field(default_factory=dict)
+    """The messages held, in the order sent (a dict for its order and its deletes by identity)."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
     _seen: dict[str, float] = field(default_factory=dict)
     """A FIFO queue's deduplication ids and when each was sent."""
+    _seen_kept: int = 1024
 
     def send(self, body: Any, group: str | None = None, deduplication_id: str | None = None,
              delay: float = 0.0) -> str | None:
@@ -70,9 +72,12 @@ class Queue:
             sent = self._seen.get(deduplication_id)
             if sent is not None and now - sent < DEDUPLICATION_SECONDS:
                 return None
+            if len(self._seen) >= self._seen_kept:  # forget the ids older than the interval
+                self._seen = {key: at for key, at in self._seen.items() if now - at < DEDUPLICATION_SECONDS}
+                self._seen_kept = max(1024, 2 * len(self._seen))
             self._seen[deduplication_id] = now
         message = Message(f"{self.name}-{next(self._ids)}", body, group, now, visible_at=now + delay)
-        self.messages.append(message)
+        self.messages[message] = None
         return message.id
 
     def receive(self, most: int = 10) -> list[Message]:
@@ -115,20 +120,23 @@ class Queue:
     def delete(self, message: Message) -> None:
         """Delete a received message (its current receipt); a standard queue may still deliver it
         once more (``duplicates``)."""
-        if message not in self.messages or message.receipt is None:
+        if message.receipt is None or message not in self.messages:
             return
         if not self.fifo and message.receives == 1 and self.rng.random() < self.duplicates:
             message.visible_at = self.clock.monotonic() + self.rng.uniform(0, self.visibility_timeout)
             message.receives = 1
             return
-        self.messages.remove(message)
+        del self.messages[message]
+
+    def remove(self, message: Message) -> None:
+        """Take a message off the queue, received or not (a dead-letter queue's redrive)."""
+        del self.messages[message]
 
     def _redrive(self, spent: list[Message], now: float) -> None:
         for message in spent:
-            self.messages.remove(message)
+            del self.messages[message]
             if self.dead_letter is not None:
-                self.dead_letter.messages.append(Message(message.id, message.body, message.group, now,
-                                                         visible_at=now))
+                self.dead_letter.messages[Message(message.id, message.body, message.group, now, visible_at=now)] = None
 
     def __len__(self) -> int:
         return len(self.messages)

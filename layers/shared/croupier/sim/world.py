@@ -1573,7 +1573,7 @@ class World:
     def _redrive(self, message: Message) -> None:
         """The dead-letter queue's message moved back to the devices' queue (its redrive to source):
         the reader's event comes again, and its later ones no longer wait behind it."""
-        self.dead_letters.messages.remove(message)
+        self.dead_letters.remove(message)
         self.queue.send(message.body)
         self.dealing_poller.schedule(self.clock.monotonic() + 0.02)
 
