@@ -101,9 +101,11 @@ def test_the_shortest_run_spares_faults_of_every_generator_and_its_report_names_
     job = Job("5/1", 9, 2, 3, ()).sparing("2").sparing("w2").sparing("w10")
     assert job.spared == {2} and job.spared_apart == {"w2", "w10"}
     assert job.plan().spared_apart == {"w2", "w10"} and job.spares() == ["2", "w2", "w10"]
-    # AND the report's reproduction spares them, and names the faults left
+    # AND the report's reproduction spares them, names the world's players (3, not the default 4) and
+    # names the faults left
     printed = report(9, 5, {}, [outcome], [(job, outcome)], 9, 2, 1)
-    assert "croupier chaos --world 5/1 --game baccarat --rounds 9 --tables 2 --seamless 0 --spare 2,w2,w10" in printed
+    assert "croupier chaos --world 5/1 --game baccarat --rounds 9 --tables 2 --players 3 --seamless 0 " \
+           "--spare 2,w2,w10" in printed
     assert "(4 faults left: #1 retry at bets; #w1 wallet-error at debit#2; #w3 die-after-call at outbox#4; " \
            "#r1 failed-scan at t2)" in printed
 

@@ -219,7 +219,7 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
                  if label not in job.spared_apart]
         lines.append(f"  shortest reproduction of world {job.seed}: "
                      f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds} "
-                     f"--tables {job.tables} --seamless {job.seamless}"
+                     f"--tables {job.tables} --players {job.players} --seamless {job.seamless}"
                      f"{' --spare ' + spared if spared else ''}  ({len(kept)} faults left: {'; '.join(kept[:12])})")
         lines.append("    its last steps:")
         lines += [f"      {line}" for line in outcome.trace[-25:]]
