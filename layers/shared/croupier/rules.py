@@ -121,6 +121,11 @@ class BlackjackRules(_Model):
     timers: Timers = Timers()
 
 
+PERFECT_PAIRS: dict[str, Any] = {"pair_paytable": {"same-rank": None, "mixed": "6:1", "coloured": "12:1",
+                                                  "perfect": "25:1"}}
+"""The Perfect Pairs paytable of ``blackjack.md`` (in place of "any pair pays 11:1"), as rule overrides."""
+
+
 # --- baccarat --------------------------------------------------------------------------------
 
 

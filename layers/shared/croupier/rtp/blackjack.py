@@ -75,6 +75,7 @@ from fractions import Fraction
 from functools import cache
 
 from ..cards import BLACKJACK_VALUE, DECKS, RANKS, RED_SUITS, SUITS
+from ..rules import PERFECT_PAIRS as PERFECT_PAIRS
 from ..rules import BlackjackRules, load_rules
 
 Counts = tuple[int, ...]
@@ -779,9 +780,6 @@ VARIANTS: tuple[tuple[str, str, dict[str, object]], ...] = (
 """The open rule variants of each table (``dealer_bj_takes``, ``double_after_split``,
 ``split_deal``); the first row of each game is its defaults, the rule set the published figure is
 for."""
-
-PERFECT_PAIRS = {"pair_paytable": {"same-rank": None, "mixed": "6:1", "coloured": "12:1", "perfect": "25:1"}}
-"""The configurable Perfect Pairs paytable of ``blackjack.md``, as rule overrides."""
 
 
 def analyse_variants() -> tuple[VariantRow, ...]:

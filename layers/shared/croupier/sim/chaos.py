@@ -41,6 +41,8 @@ class Job:
     spared_apart: frozenset[str] = frozenset()
     """The faults drawn apart (each generator of :data:`~croupier.sim.world.APART`) not applied, by
     label."""
+    house_rules: bool = False
+    """Whether each table plays rules of its own (:mod:`croupier.sim.house`)."""
 
     def plan(self) -> Plan:
         return Plan(dict(self.rates), self.spared, self.spared_apart)
@@ -83,7 +85,7 @@ class Outcome:
 
 def play(job: Job) -> Outcome:
     world = World(job.seed, job.plan(), rounds=job.rounds, tables=job.tables, players=job.players, game=job.game,
-                  seamless=job.seamless)
+                  seamless=job.seamless, house_rules=job.house_rules)
     world.run()
     out = Outcome(job.seed, job.game, Counter(world.rounds_finished), Counter(world.faults.injected),
                   Counter(world.invariants.checked), Counter(world.function_errors), Counter(world.invocations),
@@ -132,7 +134,7 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
     while low < high and trials < SHRINK_TRIALS // 2:
         middle = (low + high) // 2
         trials += 1
-        candidate = Job(job.seed, middle, job.tables, job.players, job.rates, game=job.game, seamless=job.seamless)
+        candidate = replace(job, rounds=middle)
         outcome = breaks(candidate)
         if outcome is not None:
             high, best, best_outcome = middle, candidate, outcome
@@ -151,13 +153,13 @@ def shrink(job: Job, found: Outcome) -> tuple[Job, Outcome]:
 
 def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int = 250, tables: int = 4,
               players: int = 4, jobs: int = 1, shrinking: bool = True, games: tuple[str, ...] = GAMES,
-              seamless: int = 1) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
+              seamless: int = 1, house_rules: bool = False) -> tuple[list[Outcome], list[tuple[Job, Outcome]]]:
     """Play ``rounds`` in worlds of ``per_world`` rounds; world ``i`` plays ``games[i % len(games)]``."""
     jobs_list = []
     for index, start in enumerate(range(0, rounds, per_world)):
         jobs_list.append(Job(f"{seed}/{index}", min(per_world, rounds - start), tables, players,
                              tuple(sorted(rates.items())), game=games[index % len(games)],
-                             seamless=min(seamless, tables)))
+                             seamless=min(seamless, tables), house_rules=house_rules))
     if jobs > 1:
         # spawned, not forked: the caller may run threads (a test session's local stacks)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -170,7 +172,8 @@ def run_chaos(rounds: int, seed: int, rates: dict[str, float], *, per_world: int
 
 
 def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outcome],
-           shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int, seamless: int) -> str:
+           shrunk: list[tuple[Job, Outcome]], per_world: int, tables: int, seamless: int,
+           house_rules: bool = False) -> str:
     total: dict[str, Counter[str]] = {name: Counter() for name in ("rounds", "faults", "checked", "errors",
                                                                    "invocations", "voided_why")}
     steps = 0
@@ -181,7 +184,7 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     games = Counter(o.game for o in outcomes)
     lines = [f"croupier chaos: seed {seed}, {rounds} rounds in {len(outcomes)} worlds "
              f"(each up to {per_world} rounds on {tables} tables, {min(seamless, tables)} of them on the "
-             f"operator's seamless wallet; worlds by game: "
+             f"operator's seamless wallet{', each table on house rules' if house_rules else ''}; worlds by game: "
              f"{', '.join(f'{g} {n}' for g, n in sorted(games.items()))})",
              f"rounds: {sum(total['rounds'].values())} finished "
              f"({', '.join(f'{n} {k}' for k, n in sorted(total['rounds'].items()))})",
@@ -220,6 +223,7 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         lines.append(f"  shortest reproduction of world {job.seed}: "
                      f"croupier chaos --world {job.seed} --game {job.game} --rounds {job.rounds} "
                      f"--tables {job.tables} --players {job.players} --seamless {job.seamless}"
+                     f"{' --house-rules' if job.house_rules else ''}"
                      f"{' --spare ' + spared if spared else ''}  ({len(kept)} faults left: {'; '.join(kept[:12])})")
         lines.append("    its last steps:")
         lines += [f"      {line}" for line in outcome.trace[-25:]]
@@ -272,16 +276,17 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.world:
         job = Job(args.world, args.rounds, args.tables, args.players, tuple(sorted(rates.items())), spared,
-                  args.game or "baccarat", args.seamless, spared_apart)
+                  args.game or "baccarat", args.seamless, spared_apart, args.house_rules)
         outcome = play(job)
-        print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables, args.seamless))
+        print(report(args.rounds, 0, rates, [outcome], [], args.rounds, args.tables, args.seamless, args.house_rules))
         if outcome.violations:
             print("its last steps:\n" + "\n".join(f"  {line}" for line in outcome.trace[-40:]))
         return 1 if outcome.violations else 0
     games = (args.game,) if args.game else GAMES
     outcomes, shrunk = run_chaos(args.rounds, args.seed, rates, per_world=args.per_world, tables=args.tables,
                                  players=args.players, jobs=args.jobs, shrinking=not args.no_shrink, games=games,
-                                 seamless=args.seamless)
-    print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables, args.seamless))
+                                 seamless=args.seamless, house_rules=args.house_rules)
+    print(report(args.rounds, args.seed, rates, outcomes, shrunk, args.per_world, args.tables, args.seamless,
+                 args.house_rules))
     print(f"({time.monotonic() - started:.0f} s of this machine's time)", file=sys.stderr)
     return 1 if any(o.violations for o in outcomes) else 0

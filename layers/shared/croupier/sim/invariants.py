@@ -28,6 +28,8 @@ When a round finishes:
   when it comes, for the operators to review the round: ``refused-late``);
 - its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
   earlier shoe, or one scan counted twice, would: a real copy is refused later);
+- it played the rules its table was created with (the game's defaults, or the table's house
+  rules: :mod:`croupier.sim.house`), as validated rules, field by field;
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
 - it finished within the bound its timers give after its betting closed (longer by the time a
   function was out: ``outage``).
@@ -57,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import keys, reconcile, store
 from ..app.config import settings
+from ..app.engine import rules_of
 from ..app.records import (
     FINISHED,
     REVEALED,
@@ -73,6 +76,7 @@ from ..app.records import (
 from ..betting import BLACKJACK_GAMES
 from ..games import new_round
 from ..games.base import Settle
+from ..rules import load_rules
 from .dynamo import plain, same
 from .operator import OPERATOR
 from .screens import ScreensShown
@@ -360,6 +364,7 @@ class Invariants:
         physical = world.physical.get(round_id)
         cards = [str(e["card"]) for e in rnd.get("events", []) if "card" in e]
         self.shoe_counted(str(rnd["table_id"]), round_id)
+        self._rules_played(rnd)
         if physical is not None:
             # a card the application must refuse (a ninth copy, a number the reader used before) is
             # in a hand at the table, never in the round's: it is refused, and the round, paused so,
@@ -509,6 +514,19 @@ class Invariants:
         self.checked["wallet-calls"] += found.calls
         for problem in found.problems:
             self.violation("money", f"the operator's wallet: {problem}", round_id)
+
+    def _rules_played(self, rnd: dict[str, Any]) -> None:
+        """A round plays the rules its table was created with (the operator's), not the game's
+        defaults nor another table's: what its payouts are checked against comes from them."""
+        table = self.world.tables.get(str(rnd["table_id"]))
+        if table is None:
+            return
+        self.checked["rules"] += 1
+        played, wanted = rules_of(RoundRecord.from_item(rnd)), load_rules(str(rnd["game"]), table.rules)
+        if played != wanted:
+            differ = [name for name in type(wanted).model_fields if getattr(played, name) != getattr(wanted, name)]
+            self.violation("rules", f"round {rnd['round_id']} played rules other than its table's: "
+                                    f"{', '.join(differ) or type(played).__name__}", str(rnd["round_id"]))
 
     def _expected_payouts(self, rnd: dict[str, Any], bets: list[dict[str, Any]]) -> dict[str, int]:
         physical = self.world.physical[str(rnd["round_id"])]

@@ -72,6 +72,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import TRANSACTION_CONFLICT, WRITES, FakeDynamo, Refused, in_flight
+from .house import house_rules
 from .memory import (
     ACCOUNT,
     BATCHES,
@@ -444,6 +445,10 @@ class TableAtWorld:
     rounds: int = 0
     refusals: int = 0
     """"Open round" refused in a row."""
+    rules: dict[str, Any] = field(default_factory=dict)
+    """The rule overrides the table was created with: what each of its rounds plays."""
+    modes: tuple[str, ...] = ()
+    """The modes a Banker bet is placed in, drawn among (none: the bet names none, the default)."""
 
 
 @dataclass(order=True)
@@ -476,7 +481,7 @@ class World:
 
     def __init__(self, seed: int | str, plan: Plan | None = None, *, rounds: int = 10, tables: int = 2,
                  players: int = 4, game: str = "baccarat", root: Path | None = None,
-                 trace: int = 40, screens: bool = True, seamless: int = 0) -> None:
+                 trace: int = 40, screens: bool = True, seamless: int = 0, house_rules: bool = False) -> None:
         self.seed, self.plan, self.rounds_wanted, self.game = seed, plan or Plan(), rounds, game
         self.screens_on = screens
         """Whether the screens run (the live and push functions, the players' and supervisors'
@@ -579,6 +584,12 @@ class World:
         self.behind = random.Random(f"{seed}:behind")
         """The draws of the bets behind a seat and their answers (Deluxe Blackjack), apart: the
         worlds of the other games, and the seeds their regression tests keep, are as they were."""
+        self.house_rules = house_rules
+        """Whether each table plays rules of its own (:func:`croupier.sim.house.house_rules`), and
+        each Banker bet is placed in one of its table's modes; else every table plays its game's
+        defaults (the worlds the regression tests keep)."""
+        self.house_draws = random.Random(f"{seed}:house-rules")
+        """The draws of the house rules and of the Banker bets' modes, apart."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -999,8 +1010,14 @@ class World:
             players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
             on_operator = number > self.table_count - self.seamless_tables
-            tables.create_table(self.game, {"timers": {"countdown": 10, "pause_void": 120, "decision": 6,
-                                                       "insurance": 4, "follow": 4}}, table.reader, table_id,
+            rules: dict[str, Any] = {"timers": {"countdown": 10, "pause_void": 120, "decision": 6, "insurance": 4,
+                                                "follow": 4}}
+            if self.house_rules:
+                rules |= house_rules(self.game, self.house_draws)
+                table.modes = tuple(rules.get("modes", ()))
+                self.note(f"{table_id} plays house rules: {rules}")
+            table.rules = rules
+            tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
                 if on_operator:
@@ -1149,6 +1166,9 @@ class World:
             kinds = POK_DENG_BETS if self.game == "pok-deng" else BACCARAT_BETS
             wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
                       for _ in range(self.rng.randint(1, 3))]
+            if table.modes:  # one mode for the player's Banker bets of the round
+                mode = self.house_draws.choice(table.modes)
+                wanted = [bet | {"mode": mode} if bet["type"] == "banker" else bet for bet in wanted]
         key = f"{round_id}/{player}"
         self.at(when, f"{player} bets {wanted}", lambda: self._bet(table, player, wanted, key, late))
         if self.faults.roll("double-click", key) is not None:

@@ -1,0 +1,53 @@
+"""House rules for a simulated table: the table rules an operator may set (``croupier.rules``), each
+drawn from a generator of the world's own, so that a world with them plays every game's variants
+through the whole application, not only its defaults.
+
+What is drawn, by game (each value as likely as the others):
+
+- both blackjack tables: the dealer hits soft 17 or not, surrender offered or not, double after
+  split or not, a blackjack paying 3:2 or 6:5, the Pair bet's paytable (any pair 11:1, or Perfect
+  Pairs), the split hands' second cards each in turn or both first; the classic table, what a
+  dealer's blackjack takes (every bet, or the original only);
+- baccarat: the modes offered (commission, no-commission, or both); each Banker bet is then placed
+  in one of the table's modes, drawn by the world;
+- Pok Deng: the special combinations (the spec's five, none, or some of them in their order), and
+  what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..rules import PERFECT_PAIRS, SPECIAL_COMBINATIONS
+
+MODES = (("commission",), ("no-commission",), ("commission", "no-commission"))
+"""The modes a baccarat table may offer."""
+
+
+def house_rules(game: str, rng: random.Random) -> dict[str, Any]:
+    """One table's rule overrides (``load_rules(game, ...)`` takes them), drawn from ``rng``."""
+    if game in ("blackjack", "deluxe-blackjack"):
+        drawn: dict[str, Any] = {
+            "dealer_hits_soft_17": rng.random() < 0.5,
+            "surrender": rng.random() < 0.5,
+            "double_after_split": rng.random() < 0.5,
+            "blackjack_pays": rng.choice(("3:2", "6:5")),
+        }
+        if rng.random() < 0.5:
+            drawn["pair_paytable"] = dict(PERFECT_PAIRS["pair_paytable"])
+        drawn["split_deal"] = rng.choice(("each-in-turn", "both-first"))
+        if game == "blackjack":
+            drawn["dealer_bj_takes"] = rng.choice(("all", "original"))
+        return drawn
+    if game == "baccarat":
+        return {"modes": list(rng.choice(MODES))}
+    if game == "pok-deng":
+        kept = rng.choice(("all", "none", "some"))
+        combinations = (list(SPECIAL_COMBINATIONS) if kept == "all" else [] if kept == "none"
+                        else [name for name in SPECIAL_COMBINATIONS if rng.random() < 0.5])
+        lose_special = rng.choice((2, 3))
+        return {"special_combinations": combinations, "payouts": {"lose_special": lose_special},
+                "reservation": lose_special}
+    raise ValueError(f"no house rules for {game!r}")
+

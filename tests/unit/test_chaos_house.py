@@ -1,0 +1,136 @@
+"""Simulated tables on house rules (``croupier.sim.house``): each table of a world plays rule
+overrides of its own, drawn from the seed, through the whole application; every round is checked
+to play its table's rules; and bugs planted where a table's rules are read are reported."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from croupier.app import engine, store
+from croupier.app.keys import kind_of
+from croupier.app.records import BetRecord, BetStatus, RoundRecord
+from croupier.app.rounds import table_rules
+from croupier.rules import default_rules, load_rules
+from croupier.sim.chaos import Job, Outcome, play, report, run_chaos
+from croupier.sim.house import house_rules
+from croupier.sim.world import DEFAULT_RATES, Plan, World
+from tests.support.patching import in_this_thread
+
+GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
+
+
+def house_world(seed: str, game: str, *, house: bool = True, rounds: int = 16) -> World:
+    played = World(seed, Plan(dict(DEFAULT_RATES)), rounds=rounds, tables=3, players=4, game=game, house_rules=house)
+    played.run()
+    return played
+
+
+def stored(played: World, kind: str) -> list[dict[str, Any]]:
+    return [store.plain(item) for item in played.dynamo.items(played._settings().game_table) if kind_of(item) == kind]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game: str) -> None:
+    # GIVEN a generator; WHEN 200 tables' house rules are drawn from it
+    rng = random.Random(f"house/{game}")
+    drawn = [house_rules(game, rng) for _ in range(200)]
+    # THEN each is rules a table may be created with, and each choice of each rule comes up
+    rules = [load_rules(game, overrides) for overrides in drawn]
+    if game in ("blackjack", "deluxe-blackjack"):
+        assert {r.dealer_hits_soft_17 for r in rules} == {r.surrender for r in rules} == {True, False}
+        assert {r.double_after_split for r in rules} == {True, False}
+        assert {r.blackjack_pays for r in rules} == {Fraction(3, 2), Fraction(6, 5)}
+        assert {r.pair_paytable.perfect for r in rules} == {None, Fraction(25)}
+        assert {r.split_deal for r in rules} == {"each-in-turn", "both-first"}
+        assert {r.dealer_bj_takes for r in rules} == ({"all", "original"} if game == "blackjack" else {"all"})
+    elif game == "baccarat":
+        assert {r.modes for r in rules} == {("commission",), ("no-commission",), ("commission", "no-commission")}
+    else:
+        assert {len(r.special_combinations) for r in rules} >= {0, 1, 2, 3, 4, 5}
+        assert {(r.payouts.lose_special, r.reservation) for r in rules} == {(2, 2), (3, 3)}
+    # and a generator of the same seed draws the same tables
+    again = random.Random(f"house/{game}")
+    assert drawn == [house_rules(game, again) for _ in range(200)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_world_on_house_rules_plays_its_tables_rules_and_keeps_every_invariant(game: str) -> None:
+    # GIVEN three tables on house rules, with the default fault mix
+    # WHEN they play 16 rounds
+    played = house_world(f"house-{game}", game)
+    # THEN no invariant is broken, and every finished round was checked to play its table's rules
+    assert played.violations == []
+    assert sum(played.rounds_finished.values()) >= 16
+    assert played.invariants.checked["rules"] == sum(played.rounds_finished.values())
+    # the tables' rules are their own: not all the game's defaults, not all the same
+    tables = {table_id: load_rules(game, table.rules) for table_id, table in played.tables.items()}
+    assert any(rules != default_rules(game).model_copy(update={"timers": rules.timers}) for rules in tables.values())
+    with played.running():
+        for rnd in stored(played, "round"):
+            assert engine.rules_of(RoundRecord.from_item(rnd)) == tables[str(rnd["table_id"])]
+    if game == "baccarat":  # Banker bets in each mode the tables offer were settled
+        bets = [BetRecord.from_item(item) for item in stored(played, "bet")]
+        modes = Counter(b.bet.mode for b in bets if b.bet.type == "banker" and b.status == BetStatus.SETTLED)
+        offered = {mode for table in played.tables.values() for mode in table.modes}
+        assert set(modes) == offered == {"commission", "no-commission"}, (modes, offered)
+
+
+def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(monkeypatch: pytest.MonkeyPatch,
+                                                                               ) -> None:
+    from croupier.app import rounds
+
+    def defaults(item: Any) -> Any:  # a table's rules read as its game's defaults (its timers kept)
+        if isinstance(item, RoundRecord):
+            return table_rules(item)
+        return default_rules(item.game).model_copy(update={"timers": table_rules(item).timers})
+
+    # GIVEN an application that opens each round on its game's default rules
+    in_this_thread(monkeypatch).setattr(rounds, "table_rules", defaults)
+    # WHEN classic Blackjack tables on house rules play
+    played = house_world("planted-house-1", "blackjack", rounds=6)
+    # THEN the rounds are reported as playing rules other than their tables'
+    wrong = [v.detail for v in played.violations if v.invariant == "rules"]
+    assert wrong and "played rules other than its table's" in wrong[0], played.violations
+
+
+def test_a_blackjack_paid_3_to_2_at_a_table_that_pays_6_to_5_is_reported_on_house_rules_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rules_of = engine.rules_of
+
+    def three_to_two(item: Any) -> Any:  # the application's engine pays a blackjack 3:2 whatever the table says
+        return rules_of(item).model_copy(update={"blackjack_pays": Fraction(3, 2)})
+
+    in_this_thread(monkeypatch).setattr(engine, "rules_of", three_to_two)
+    # GIVEN that planted bug: WHEN Deluxe tables on their game's defaults play, nothing is wrong
+    calm = house_world("planted-house-2", "deluxe-blackjack", house=False, rounds=24)
+    assert calm.violations == []
+    # WHEN the same tables play on house rules, a blackjack is paid more than its table pays
+    played = house_world("planted-house-2", "deluxe-blackjack", rounds=24)
+    assert any(rules.blackjack_pays == Fraction(6, 5)
+               for rules in (load_rules("deluxe-blackjack", t.rules) for t in played.tables.values()))
+    wrong = [v.detail for v in played.violations if v.invariant == "settlement"]
+    assert wrong and "the cards dealt pay" in wrong[0], played.violations
+
+
+def test_the_report_says_the_tables_play_house_rules_and_its_replay_plays_the_same_world() -> None:
+    # GIVEN a run on house rules of one world, WHEN it is reported
+    rates = dict(DEFAULT_RATES)
+    outcomes, _ = run_chaos(4, 3, rates, per_world=4, tables=1, players=2, house_rules=True, games=("pok-deng",),
+                            shrinking=False)
+    text = report(4, 3, rates, outcomes, [], 4, 1, 1, house_rules=True)
+    # THEN its first line says so, and the world replayed by its seed (as --world replays it) is the same
+    assert "each table on house rules" in text.splitlines()[0]
+    assert outcomes[0].checked["rules"] == 4
+    job = Job("3/0", 4, 1, 2, tuple(sorted(rates.items())), game="pok-deng", seamless=1, house_rules=True)
+    assert play(job) == outcomes[0]
+    # and a violation's reproduction names what the world was played with: its players, its house rules
+    broken = Outcome("3/0", "pok-deng", violations=["step 1 at 0.00 s: rules: planted"])
+    line = next(line for line in report(4, 3, rates, [broken], [(job, broken)], 4, 1, 1, house_rules=True)
+                .splitlines() if "shortest reproduction" in line)
+    assert "croupier chaos --world 3/0 --game pok-deng --rounds 4 --tables 1 --players 2 --seamless 1 " \
+           "--house-rules" in line
