@@ -14,10 +14,9 @@ from croupier.errors import IllegalAction
 from croupier.games.base import Action, Bet, CardFor, DecisionFor, FollowWindow, InsuranceWindow, Settle
 from croupier.games.blackjack import SEATED_ACTIONS, BlackjackRound
 from croupier.money import floor_amount
-from croupier.rules import BlackjackRules, load_rules
+from croupier.rules import PERFECT_PAIRS, BlackjackRules, load_rules
 from croupier.transcript import Transcript, replay
 
-PERFECT_PAIRS = {"same-rank": None, "mixed": "6:1", "coloured": "12:1", "perfect": "25:1"}
 EVERY_ACTION = (*SEATED_ACTIONS, "follow-double", "follow-split", "fold")
 
 
@@ -30,7 +29,7 @@ def tables(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
         "double_after_split": st.booleans(),
         "split_deal": st.sampled_from(["each-in-turn", "both-first"]),
         "surrender": st.booleans(),
-        "pair_paytable": st.just(PERFECT_PAIRS),
+        "pair_paytable": st.just(PERFECT_PAIRS["pair_paytable"]),
         "blackjack_pays": st.sampled_from(["3:2", "6:5"]),
     }))
     return game, overrides
