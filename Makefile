@@ -114,10 +114,11 @@ audit: $(RUNTIME)
 bench: $(STAMP)
 	$(PY) scripts/bench.py
 
-# The simulated world: the real handlers and workflow in memory, faults from one seed, every
-# invariant after every step; more: make chaos ARGS="--rounds 20000 --seed 7".
+# The simulated world: the real handlers and workflow in memory, faults and each table's house rules
+# from one seed, every invariant after every step; more: make chaos ARGS="--rounds 20000 --seed 7"
+# (every game's defaults: ARGS="--no-house-rules").
 chaos: $(STAMP)
-	$(VENV)/bin/croupier chaos --rounds 1000 --seed 1 --jobs 2 $(ARGS)
+	$(VENV)/bin/croupier chaos --rounds 1000 --seed 1 --jobs 2 --house-rules $(ARGS)
 
 # Fonts for the pages' five languages in the screenshots (Debian's Noto: Arabic script with Nastaliq
 # for Urdu, Devanagari, Thai), installed as root when the machine has none; a player's own device

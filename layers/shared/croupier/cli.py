@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--players", type=int, default=4, help="players per table (default 4)")
     ch.add_argument("--seamless", type=int, default=1,
                     help="tables per world whose money is in an operator's seamless wallet (default 1)")
-    ch.add_argument("--house-rules", action="store_true",
+    ch.add_argument("--house-rules", action=argparse.BooleanOptionalAction, default=False,
                     help="each table plays rules of its own drawn from the seed (soft 17, surrender, 6:5, Perfect "
                          "Pairs, commission or not, Pok Deng's special hands...); default: every game's defaults")
     ch.add_argument("--jobs", type=int, default=1, help="processes the worlds are spread over (the report is the same)")
