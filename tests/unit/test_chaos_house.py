@@ -34,6 +34,18 @@ def stored(played: World, kind: str) -> list[dict[str, Any]]:
     return [store.plain(item) for item in played.dynamo.items(played._settings().game_table) if kind_of(item) == kind]
 
 
+def rules_given(played: World) -> dict[str, list[Any]]:
+    """Each table's rules as the operator gave them, in order (as created, then each change asked)."""
+    return {table_id: [load_rules(played.game, asked) for asked in table.asked]
+            for table_id, table in played.tables.items()}
+
+
+def rules_played(played: World) -> list[tuple[str, Any]]:
+    """Each round's table and the rules it played, as the application stored them."""
+    with played.running():
+        return [(str(rnd["table_id"]), engine.rules_of(RoundRecord.from_item(rnd))) for rnd in stored(played, "round")]
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game: str) -> None:
     # GIVEN a generator; WHEN 200 tables' house rules are drawn from it
@@ -67,17 +79,31 @@ def test_a_world_on_house_rules_plays_its_tables_rules_and_keeps_every_invariant
     assert played.violations == []
     assert sum(played.rounds_finished.values()) >= 16
     assert played.invariants.checked["rules"] == sum(played.rounds_finished.values())
-    # the tables' rules are their own: not all the game's defaults, not all the same
-    tables = {table_id: load_rules(game, table.rules) for table_id, table in played.tables.items()}
-    assert any(rules != default_rules(game).model_copy(update={"timers": rules.timers}) for rules in tables.values())
-    with played.running():
-        for rnd in stored(played, "round"):
-            assert engine.rules_of(RoundRecord.from_item(rnd)) == tables[str(rnd["table_id"])]
+    # the tables' rules are their own, not all the game's defaults; the operator gave some new ones
+    # between rounds; each round played rules its table was given
+    given = rules_given(played)
+    assert any(rules != default_rules(game).model_copy(update={"timers": rules.timers})
+               for rules_given_to_one in given.values() for rules in rules_given_to_one)
+    assert sum(played.reconfigured.values()) >= 1
+    assert all(rules in given[table_id] for table_id, rules in rules_played(played))
     if game == "baccarat":  # Banker bets in each mode the tables offer were settled
         bets = [BetRecord.from_item(item) for item in stored(played, "bet")]
         modes = Counter(b.bet.mode for b in bets if b.bet.type == "banker" and b.status == BetStatus.SETTLED)
         offered = {mode for table in played.tables.values() for mode in table.modes}
         assert set(modes) == offered == {"commission", "no-commission"}, (modes, offered)
+
+
+def test_new_rules_given_between_rounds_are_played_from_the_next_round_and_refused_while_one_is_in_play() -> None:
+    # GIVEN classic Blackjack tables on house rules, their operator giving them new rules as rounds end
+    # WHEN they play 24 rounds
+    played = house_world("house-blackjack", "blackjack", rounds=24)
+    # THEN changes were taken between rounds and refused once the next round was open
+    assert played.violations == []
+    assert played.reconfigured["taken"] >= 1 and played.reconfigured["refused"] >= 1
+    # and a table whose rules changed played both its old rules and its new ones (each round the rules
+    # its table held when it opened it: the invariant `rules`, checked for every round above)
+    distinct = {(table_id, rules.model_dump_json()) for table_id, rules in rules_played(played)}
+    assert max(Counter(table_id for table_id, _ in distinct).values()) >= 2
 
 
 def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(monkeypatch: pytest.MonkeyPatch,
@@ -95,7 +121,26 @@ def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(m
     played = house_world("planted-house-1", "blackjack", rounds=6)
     # THEN the rounds are reported as playing rules other than their tables'
     wrong = [v.detail for v in played.violations if v.invariant == "rules"]
-    assert wrong and "played rules other than its table's" in wrong[0], played.violations
+    assert wrong and "played rules other than its table held when it opened it" in wrong[0], played.violations
+
+
+def test_new_rules_merged_into_the_tables_old_ones_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.app import tables
+
+    configure = tables.configure_table
+
+    def merging(table_id: str, rules: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
+        # the table's new overrides laid over its old ones: a rule the operator left out stays as it was
+        return configure(table_id, {**store.load_table(table_id).rules, **(rules or {})}, *args, **kwargs)
+
+    # GIVEN an application that merges a table's new rules into its old ones
+    in_this_thread(monkeypatch).setattr(tables, "configure_table", merging)
+    # WHEN Deluxe tables on house rules play, the operator changing them between rounds
+    played = house_world("planted-house-3", "deluxe-blackjack", rounds=30)
+    # THEN a table is reported holding rules no operator gave it (a Perfect Pairs paytable kept)
+    assert played.reconfigured["taken"] >= 1
+    wrong = [v.detail for v in played.violations if v.invariant == "rules"]
+    assert wrong and "held rules no operator gave it" in wrong[0] and "pair_paytable" in wrong[0], played.violations
 
 
 def test_a_blackjack_paid_3_to_2_at_a_table_that_pays_6_to_5_is_reported_on_house_rules_only(
@@ -129,8 +174,11 @@ def test_the_report_says_the_tables_play_house_rules_and_its_replay_plays_the_sa
     job = Job("3/0", 4, 1, 2, tuple(sorted(rates.items())), game="pok-deng", seamless=1, house_rules=True)
     assert play(job) == outcomes[0]
     # and a violation's reproduction names what the world was played with: its players, its house rules
-    broken = Outcome("3/0", "pok-deng", violations=["step 1 at 0.00 s: rules: planted"])
-    line = next(line for line in report(4, 3, rates, [broken], [(job, broken)], 4, 1, 1, house_rules=True)
-                .splitlines() if "shortest reproduction" in line)
+    broken = Outcome("3/0", "pok-deng", violations=["step 1 at 0.00 s: rules: planted"],
+                     reconfigured=Counter(taken=2, refused=1))
+    printed = report(4, 3, rates, [broken], [(job, broken)], 4, 1, 1, house_rules=True).splitlines()
+    line = next(line for line in printed if "shortest reproduction" in line)
+    assert "tables' rules changed by the operator between rounds: 2 taken, 1 refused (a round in play), " \
+           "0 failed" in printed
     assert "croupier chaos --world 3/0 --game pok-deng --rounds 4 --tables 1 --players 2 --seamless 1 " \
            "--house-rules" in line

@@ -81,6 +81,8 @@ class Outcome:
     """The push queue's messages: delivered (within a second, after more than ``QUIET`` seconds)
     and sent to its dead-letter queue."""
     push_longest: float = 0.0
+    reconfigured: Counter[str] = field(default_factory=Counter)
+    """On house rules: the operator's changes of a table's rules, taken, refused and failed."""
 
 
 def play(job: Job) -> Outcome:
@@ -92,7 +94,7 @@ def play(job: Job) -> Outcome:
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
                   len(world.dead_lettered), Counter(world.voided_why), world.resumed, world.drawn_apart(),
-                  pushes(world), max(world.pushed_after, default=0.0))
+                  pushes(world), max(world.pushed_after, default=0.0), Counter(world.reconfigured))
     return out
 
 
@@ -210,6 +212,12 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
         lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]
+    changed = Counter[str]()
+    for outcome in outcomes:
+        changed.update(outcome.reconfigured)
+    if changed:
+        lines.append(f"tables' rules changed by the operator between rounds: {changed['taken']} taken, "
+                     f"{changed['refused']} refused (a round in play), {changed['failed']} failed")
     broken = [o for o in outcomes if o.violations]
     lines.append(f"violations: {sum(len(o.violations) for o in outcomes)}")
     for outcome in broken:

@@ -28,8 +28,9 @@ When a round finishes:
   when it comes, for the operators to review the round: ``refused-late``);
 - its table's shoe counts no card more times than the dealer drew it from that shoe (a card of an
   earlier shoe, or one scan counted twice, would: a real copy is refused later);
-- it played the rules its table was created with (the game's defaults, or the table's house
-  rules: :mod:`croupier.sim.house`), as validated rules, field by field;
+- it played the rules its table held when it was opened (read from the table's write that opened
+  it), field by field, and those are rules the operator gave the table (the game's defaults with
+  its overrides, or house rules: :mod:`croupier.sim.house`, as created or configured since);
 - a settled round pays what the dealer's own engine, fed the physical cards, says it pays;
 - it finished within the bound its timers give after its betting closed (longer by the time a
   function was out: ``outage``).
@@ -105,6 +106,8 @@ class Invariants:
         self.credits: dict[str, list[int]] = {}
         """Per bet: each credit of its wallet for it (one, once it is closed)."""
         self.rounds_checked: set[str] = set()
+        self.opened_on: dict[str, Any] = {}
+        """The rules (typed) each table held in the write that opened each of its rounds not yet checked."""
         self.calls_seen: set[str] = set()
         self.round_calls: dict[str, list[dict[str, Any]]] = {}
         """Per round: the keys of its calls to the operator's wallet, as they were made (the index
@@ -222,6 +225,10 @@ class Invariants:
                 if new_status != old_status or not same_value(new.get("result"), old.get("result")):
                     self.violation("closed-once", f"bet {keys.bet_of(key['sk'])} was {old_status} and changed "
                                                   f"again: now {new_status}", keys.round_of(key["pk"]))
+            elif kind == "table":
+                opened = (new.get("round_id") or {}).get("S")
+                if opened and opened != (old.get("round_id") or {}).get("S"):  # the table's write that opened it
+                    self.opened_on[opened] = new.get("rules") or {"M": {}}
             elif kind == "round":
                 if old_status in FINISHED and new_status != old_status:
                     round_id = keys.round_of(key["pk"])
@@ -516,17 +523,26 @@ class Invariants:
             self.violation("money", f"the operator's wallet: {problem}", round_id)
 
     def _rules_played(self, rnd: dict[str, Any]) -> None:
-        """A round plays the rules its table was created with (the operator's), not the game's
-        defaults nor another table's: what its payouts are checked against comes from them."""
-        table = self.world.tables.get(str(rnd["table_id"]))
+        """A round plays the rules its table held when the round was opened (read from the table's
+        write that opened it), and those are rules the operator gave the table (as it was created,
+        or configured since): not the game's defaults, nor another table's, nor the rules the table
+        held before or after. What the round's payouts are checked against is read from it."""
+        round_id, game = str(rnd["round_id"]), str(rnd["game"])
+        table, held = self.world.tables.get(str(rnd["table_id"])), self.opened_on.pop(round_id, None)
         if table is None:
             return
         self.checked["rules"] += 1
-        played, wanted = rules_of(RoundRecord.from_item(rnd)), load_rules(str(rnd["game"]), table.rules)
-        if played != wanted:
-            differ = [name for name in type(wanted).model_fields if getattr(played, name) != getattr(wanted, name)]
-            self.violation("rules", f"round {rnd['round_id']} played rules other than its table's: "
-                                    f"{', '.join(differ) or type(played).__name__}", str(rnd["round_id"]))
+        if held is None:
+            self.violation("rules", f"round {round_id} was opened by no write of its table", round_id)
+            return
+        played, at_open = rules_of(RoundRecord.from_item(rnd)), load_rules(game, store.plain(plain({"r": held})["r"]))
+        if played != at_open:
+            self.violation("rules", f"round {round_id} played rules other than its table held when it opened it: "
+                                    f"{_differ(played, at_open)}", round_id)
+        elif not any(at_open == load_rules(game, asked) for asked in table.asked):
+            self.violation("rules", f"table {table.table_id} held rules no operator gave it when it opened round "
+                                    f"{round_id}: {_differ(at_open, load_rules(game, table.rules))} differ from the "
+                                    "last it was given", round_id)
 
     def _expected_payouts(self, rnd: dict[str, Any], bets: list[dict[str, Any]]) -> dict[str, int]:
         physical = self.world.physical[str(rnd["round_id"])]
@@ -683,3 +699,8 @@ def _parsed(text: str) -> Any:
     """A message posted to screens, parsed once: a push posts the same text to each of a slot's
     players (read, never changed)."""
     return json.loads(text)
+
+
+def _differ(one: Any, other: Any) -> str:
+    """The fields in which two rules differ."""
+    return ", ".join(name for name in type(one).model_fields if getattr(one, name) != getattr(other, name)) or "-"

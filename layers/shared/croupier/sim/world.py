@@ -112,6 +112,8 @@ the devices' queue's visibility timeout) before it arrives or is dead-lettered."
 
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
 BEHIND_CHANCE = 0.3
+RECONFIGURE_CHANCE = 0.2
+"""On house rules: the chance that the operator gives a table new rules as one of its rounds ends."""
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
@@ -446,7 +448,9 @@ class TableAtWorld:
     refusals: int = 0
     """"Open round" refused in a row."""
     rules: dict[str, Any] = field(default_factory=dict)
-    """The rule overrides the table was created with: what each of its rounds plays."""
+    """The table's rule overrides, as it was created with them or last configured (an answer taken)."""
+    asked: list[dict[str, Any]] = field(default_factory=list)
+    """Every set of rule overrides the operator gave the table, answered or not, in order."""
     modes: tuple[str, ...] = ()
     """The modes a Banker bet is placed in, drawn among (none: the bet names none, the default)."""
 
@@ -589,7 +593,10 @@ class World:
         each Banker bet is placed in one of its table's modes; else every table plays its game's
         defaults (the worlds the regression tests keep)."""
         self.house_draws = random.Random(f"{seed}:house-rules")
-        """The draws of the house rules and of the Banker bets' modes, apart."""
+        """The draws of the house rules, of the operator's changes to them and of the Banker bets'
+        modes, apart."""
+        self.reconfigured: Counter[str] = Counter()
+        """The operator's changes of a table's rules: taken, refused (a round in play), failed."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -1016,7 +1023,7 @@ class World:
                 rules |= house_rules(self.game, self.house_draws)
                 table.modes = tuple(rules.get("modes", ()))
                 self.note(f"{table_id} plays house rules: {rules}")
-            table.rules = rules
+            table.rules, table.asked = rules, [rules]
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
@@ -1509,6 +1516,30 @@ class World:
             return
         self.at(self.clock.monotonic() + self.rng.uniform(1.0, 3.0), f"{table.table_id}: open round",
                 lambda: self._open_round(table))
+        if self.house_rules and self.house_draws.random() < RECONFIGURE_CHANCE:
+            self.at(self.clock.monotonic() + self.house_draws.uniform(0.5, 3.5), f"{table.table_id}: new rules",
+                    lambda: self._reconfigure(table))
+
+    def _reconfigure(self, table: TableAtWorld) -> None:
+        """The operator gives the table new house rules (its timers kept) between its rounds, as the
+        dealer opens the next: taken while no round is in play, refused once one is."""
+        from ..app import tables
+
+        rules = {"timers": table.rules["timers"]} | house_rules(self.game, self.house_draws)
+        table.asked.append(rules)
+        try:
+            self.invoke("tables", lambda: tables.configure_table(table.table_id, rules, None))
+        except CroupierError as refused:
+            self.reconfigured["refused"] += 1
+            self.note(f"  {table.table_id}'s new rules refused: {refused}")
+            return
+        except Failure as failure:  # taken or not: the rounds the table opens next say
+            self.reconfigured["failed"] += 1
+            self.note(f"  {table.table_id}'s new rules failed: {failure.error}")
+            return
+        self.reconfigured["taken"] += 1
+        table.rules, table.modes = rules, tuple(rules.get("modes", ()))
+        self.note(f"  {table.table_id} plays new house rules: {rules}")
 
     def _scan(self, table: TableAtWorld, card: str) -> None:
         """The reader scans ``card``, dealt to no hand (a burn, a stray card)."""
