@@ -136,7 +136,7 @@ def test_new_rules_merged_into_the_tables_old_ones_are_reported(monkeypatch: pyt
     # GIVEN an application that merges a table's new rules into its old ones
     in_this_thread(monkeypatch).setattr(tables, "configure_table", merging)
     # WHEN Deluxe tables on house rules play, the operator changing them between rounds
-    played = house_world("planted-house-3", "deluxe-blackjack", rounds=30)
+    played = house_world("planted-house-3", "deluxe-blackjack", rounds=16)
     # THEN a table is reported holding rules no operator gave it (a Perfect Pairs paytable kept)
     assert played.reconfigured["taken"] >= 1
     wrong = [v.detail for v in played.violations if v.invariant == "rules"]
@@ -152,10 +152,10 @@ def test_a_blackjack_paid_3_to_2_at_a_table_that_pays_6_to_5_is_reported_on_hous
 
     in_this_thread(monkeypatch).setattr(engine, "rules_of", three_to_two)
     # GIVEN that planted bug: WHEN Deluxe tables on their game's defaults play, nothing is wrong
-    calm = house_world("planted-house-2", "deluxe-blackjack", house=False, rounds=24)
+    calm = house_world("planted-house-2", "deluxe-blackjack", house=False, rounds=12)
     assert calm.violations == []
     # WHEN the same tables play on house rules, a blackjack is paid more than its table pays
-    played = house_world("planted-house-2", "deluxe-blackjack", rounds=24)
+    played = house_world("planted-house-2", "deluxe-blackjack", rounds=12)
     assert any(rules.blackjack_pays == Fraction(6, 5)
                for rules in (load_rules("deluxe-blackjack", t.rules) for t in played.tables.values()))
     wrong = [v.detail for v in played.violations if v.invariant == "settlement"]
