@@ -30,6 +30,16 @@ def house_world(seed: str, game: str, *, house: bool = True, rounds: int = 16) -
     return played
 
 
+_PLAYED: dict[str, World] = {}
+
+
+def house_world_of(game: str) -> World:
+    """The world of ``game`` on house rules this module's tests look at (played once)."""
+    if game not in _PLAYED:
+        _PLAYED[game] = house_world(f"house-{game}", game)
+    return _PLAYED[game]
+
+
 def stored(played: World, kind: str) -> list[dict[str, Any]]:
     return [store.plain(item) for item in played.dynamo.items(played._settings().game_table) if kind_of(item) == kind]
 
@@ -53,6 +63,8 @@ def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game:
     drawn = [house_rules(game, rng) for _ in range(200)]
     # THEN each is rules a table may be created with, and each choice of each rule comes up
     rules = [load_rules(game, overrides) for overrides in drawn]
+    narrowed = [overrides["limits"] for overrides in drawn if "limits" in overrides]
+    assert 0 < len(narrowed) < len(drawn) and {len(limits) for limits in narrowed} == {1, 2}
     if game in ("blackjack", "deluxe-blackjack"):
         assert {r.dealer_hits_soft_17 for r in rules} == {r.surrender for r in rules} == {True, False}
         assert {r.double_after_split for r in rules} == {True, False}
@@ -62,6 +74,7 @@ def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game:
         assert {r.dealer_bj_takes for r in rules} == ({"all", "original"} if game == "blackjack" else {"all"})
     elif game == "baccarat":
         assert {r.modes for r in rules} == {("commission",), ("no-commission",), ("commission", "no-commission")}
+        assert {r.banker_limit is None for r in rules} == {r.player_limit is None for r in rules} == {True, False}
     else:
         assert {len(r.special_combinations) for r in rules} >= {0, 1, 2, 3, 4, 5}
         assert {(r.payouts.lose_special, r.reservation) for r in rules} == {(2, 2), (3, 3)}
@@ -74,7 +87,7 @@ def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game:
 def test_a_world_on_house_rules_plays_its_tables_rules_and_keeps_every_invariant(game: str) -> None:
     # GIVEN three tables on house rules, with the default fault mix
     # WHEN they play 16 rounds
-    played = house_world(f"house-{game}", game)
+    played = house_world_of(game)
     # THEN no invariant is broken, and every finished round was checked to play its table's rules
     assert played.violations == []
     assert sum(played.rounds_finished.values()) >= 16
@@ -93,10 +106,18 @@ def test_a_world_on_house_rules_plays_its_tables_rules_and_keeps_every_invariant
         assert set(modes) == offered == {"commission", "no-commission"}, (modes, offered)
 
 
+def test_narrowed_stakes_refuse_the_bets_outside_them() -> None:
+    # GIVEN the four games' worlds on house rules, some of their tables with narrower stakes
+    played = [house_world_of(game) for game in GAMES]
+    # THEN bets outside a table's limits were refused, a stake's and Baccarat's Banker and Player totals'
+    refused = sum((world.bets_refused for world in played), Counter[str]())
+    assert refused["table-limit"] >= 1 and refused["banker-limit"] + refused["player-limit"] >= 1, refused
+
+
 def test_new_rules_given_between_rounds_are_played_from_the_next_round_and_refused_while_one_is_in_play() -> None:
     # GIVEN classic Blackjack tables on house rules, their operator giving them new rules as rounds end
     # WHEN they play 24 rounds
-    played = house_world("house-blackjack", "blackjack", rounds=24)
+    played = house_world("house-blackjack/2", "blackjack", rounds=24)
     # THEN changes were taken between rounds and refused once the next round was open
     assert played.violations == []
     assert played.reconfigured["taken"] >= 1 and played.reconfigured["refused"] >= 1
@@ -137,10 +158,12 @@ def test_new_rules_merged_into_the_tables_old_ones_are_reported(monkeypatch: pyt
     in_this_thread(monkeypatch).setattr(tables, "configure_table", merging)
     # WHEN Deluxe tables on house rules play, the operator changing them between rounds
     played = house_world("planted-house-3", "deluxe-blackjack", rounds=16)
-    # THEN a table is reported holding rules no operator gave it (a Perfect Pairs paytable kept)
+    # THEN a table is reported holding rules no operator gave it (a Perfect Pairs paytable or narrower
+    # stakes kept, which the new rules left out)
     assert played.reconfigured["taken"] >= 1
     wrong = [v.detail for v in played.violations if v.invariant == "rules"]
-    assert wrong and "held rules no operator gave it" in wrong[0] and "pair_paytable" in wrong[0], played.violations
+    assert wrong and "held rules no operator gave it" in wrong[0], played.violations
+    assert "pair_paytable" in wrong[0] or "limits" in wrong[0], wrong[0]
 
 
 def test_a_blackjack_paid_3_to_2_at_a_table_that_pays_6_to_5_is_reported_on_house_rules_only(
@@ -156,8 +179,8 @@ def test_a_blackjack_paid_3_to_2_at_a_table_that_pays_6_to_5_is_reported_on_hous
     assert calm.violations == []
     # WHEN the same tables play on house rules, a blackjack is paid more than its table pays
     played = house_world("planted-house-2", "deluxe-blackjack", rounds=12)
-    assert any(rules.blackjack_pays == Fraction(6, 5)
-               for rules in (load_rules("deluxe-blackjack", t.rules) for t in played.tables.values()))
+    assert any(load_rules("deluxe-blackjack", rules).blackjack_pays == Fraction(6, 5)
+               for table in played.tables.values() for rules in table.asked)
     wrong = [v.detail for v in played.violations if v.invariant == "settlement"]
     assert wrong and "the cards dealt pay" in wrong[0], played.violations
 

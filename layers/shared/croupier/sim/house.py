@@ -11,7 +11,10 @@ What is drawn, by game (each value as likely as the others):
 - baccarat: the modes offered (commission, no-commission, or both); each Banker bet is then placed
   in one of the table's modes, drawn by the world;
 - Pok Deng: the special combinations (the spec's five, none, or some of them in their order), and
-  what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x).
+  what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x);
+- every game, half the time: narrower stakes (a minimum of 1 to 5 units, a maximum of 10 to 40) on
+  one or two of its bet types, which refuse some of the players' bets (1 to 50 units); baccarat,
+  three times in ten, a limit on how far a player's Banker and Player totals may differ.
 """
 
 from __future__ import annotations
@@ -23,10 +26,24 @@ from ..rules import PERFECT_PAIRS, SPECIAL_COMBINATIONS
 
 MODES = (("commission",), ("no-commission",), ("commission", "no-commission"))
 """The modes a baccarat table may offer."""
+LIMITED = {"blackjack": ("seat", "pair"), "deluxe-blackjack": ("seat", "behind", "pair"),
+           "baccarat": ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6"),
+           "pok-deng": ("player-1", "player-2", "player-3", "player-4", "player-5", "player-1-pair")}
+"""The bet types whose stakes a house may narrow, by game (those the simulated players place)."""
 
 
 def house_rules(game: str, rng: random.Random) -> dict[str, Any]:
     """One table's rule overrides (``load_rules(game, ...)`` takes them), drawn from ``rng``."""
+    drawn = _game_rules(game, rng)
+    if rng.random() < 0.5:  # narrower stakes on one or two bet types, within the players' (1 to 50 units)
+        drawn["limits"] = {kind: {"min": 100 * rng.randint(1, 5), "max": 100 * rng.randint(10, 40)}
+                           for kind in rng.sample(LIMITED[game], rng.randint(1, 2))}
+    if game == "baccarat" and rng.random() < 0.3:  # how far a player's Banker and Player totals may differ
+        drawn[rng.choice(("banker_limit", "player_limit"))] = 100 * rng.randint(5, 40)
+    return drawn
+
+
+def _game_rules(game: str, rng: random.Random) -> dict[str, Any]:
     if game in ("blackjack", "deluxe-blackjack"):
         drawn: dict[str, Any] = {
             "dealer_hits_soft_17": rng.random() < 0.5,

@@ -60,7 +60,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..app import keys, reconcile, store
 from ..app.config import settings
-from ..app.engine import rules_of
 from ..app.records import (
     FINISHED,
     REVEALED,
@@ -535,7 +534,11 @@ class Invariants:
         if held is None:
             self.violation("rules", f"round {round_id} was opened by no write of its table", round_id)
             return
-        played, at_open = rules_of(RoundRecord.from_item(rnd)), load_rules(game, store.plain(plain({"r": held})["r"]))
+        rules_id = rnd.get("rules_id")  # the round's rules as stored (read here, not by the application's code)
+        stored = ((self.world.dynamo.peek(settings().game_table, keys.rules_key(str(rules_id))) or {}).get("rules")
+                  if rules_id else rnd.get("rules"))
+        played = load_rules(game, store.plain(stored or {}))
+        at_open = load_rules(game, store.plain(plain({"r": held})["r"]))
         if played != at_open:
             self.violation("rules", f"round {round_id} played rules other than its table held when it opened it: "
                                     f"{_differ(played, at_open)}", round_id)

@@ -595,6 +595,8 @@ class World:
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
+        self.bets_refused: Counter[str] = Counter()
+        """The players' bet requests refused, by the refusal's reason."""
         self.reconfigured: Counter[str] = Counter()
         """The operator's changes of a table's rules: taken, refused (a round in play), failed."""
         self.output = Output()
@@ -1197,6 +1199,7 @@ class World:
             answer = self.invoke("bets", lambda: bets.place_bets(table.table_id, player, "real", wanted, key))
         except CroupierError as refused:
             self.note(f"  refused: {refused}")
+            self.bets_refused[str(getattr(refused, "reason", ""))] += 1
             if getattr(refused, "reason", "") == "not-your-seat" and not key.endswith("/seated"):
                 self._sit_again(table, player, wanted, key, late)
             return
