@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import engine, store
+from croupier.app import bets, engine, help, live, lobby, store, tables  # noqa: F401
 from croupier.app.keys import kind_of
 from croupier.app.records import BetRecord, BetStatus, RoundRecord
 from croupier.app.rounds import table_rules
@@ -22,6 +22,9 @@ from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support.patching import in_this_thread
 
 GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
+"""(The application's modules that import ``rounds.table_rules`` or ``engine.rules_of`` by name are
+imported above, before any test patches one: a module first imported while it is patched would keep
+the patch for the rest of the process, and the worlds played after it would not be the same.)"""
 
 
 def house_world(seed: str, game: str, *, house: bool = True, rounds: int = 16) -> World:
@@ -146,8 +149,6 @@ def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(m
 
 
 def test_new_rules_merged_into_the_tables_old_ones_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    from croupier.app import tables
-
     configure = tables.configure_table
 
     def merging(table_id: str, rules: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
@@ -198,10 +199,11 @@ def test_the_report_says_the_tables_play_house_rules_and_its_replay_plays_the_sa
     assert play(job) == outcomes[0]
     # and a violation's reproduction names what the world was played with: its players, its house rules
     broken = Outcome("3/0", "pok-deng", violations=["step 1 at 0.00 s: rules: planted"],
-                     reconfigured=Counter(taken=2, refused=1))
+                     reconfigured=Counter(taken=2, refused=1), bets_refused=Counter({"table-limit": 3}))
     printed = report(4, 3, rates, [broken], [(job, broken)], 4, 1, 1, house_rules=True).splitlines()
     line = next(line for line in printed if "shortest reproduction" in line)
     assert "tables' rules changed by the operator between rounds: 2 taken, 1 refused (a round in play), " \
            "0 failed" in printed
+    assert "bet requests refused (nothing taken): table-limit 3" in printed
     assert "croupier chaos --world 3/0 --game pok-deng --rounds 4 --tables 1 --players 2 --seamless 1 " \
            "--house-rules" in line

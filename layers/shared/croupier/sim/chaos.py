@@ -83,6 +83,8 @@ class Outcome:
     push_longest: float = 0.0
     reconfigured: Counter[str] = field(default_factory=Counter)
     """On house rules: the operator's changes of a table's rules, taken, refused and failed."""
+    bets_refused: Counter[str] = field(default_factory=Counter)
+    """The players' bet requests refused, by reason."""
 
 
 def play(job: Job) -> Outcome:
@@ -94,7 +96,8 @@ def play(job: Job) -> Outcome:
                   [f"step {v.step} at {v.at:.2f} s: {v.invariant}: {v.detail}" for v in world.violations],
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
                   len(world.dead_lettered), Counter(world.voided_why), world.resumed, world.drawn_apart(),
-                  pushes(world), max(world.pushed_after, default=0.0), Counter(world.reconfigured))
+                  pushes(world), max(world.pushed_after, default=0.0), Counter(world.reconfigured),
+                  Counter(world.bets_refused))
     return out
 
 
@@ -212,9 +215,13 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
         lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]
-    changed = Counter[str]()
+    changed, refused = Counter[str](), Counter[str]()
     for outcome in outcomes:
         changed.update(outcome.reconfigured)
+        refused.update(outcome.bets_refused)
+    if refused:
+        lines.append(f"bet requests refused (nothing taken): "
+                     f"{', '.join(f'{why} {n}' for why, n in sorted(refused.items()))}")
     if changed:
         lines.append(f"tables' rules changed by the operator between rounds: {changed['taken']} taken, "
                      f"{changed['refused']} refused (a round in play), {changed['failed']} failed")
