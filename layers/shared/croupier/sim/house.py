@@ -22,22 +22,19 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..rules import PERFECT_PAIRS, SPECIAL_COMBINATIONS
+from ..rules import PERFECT_PAIRS, SPECIAL_COMBINATIONS, default_rules
 
 MODES = (("commission",), ("no-commission",), ("commission", "no-commission"))
 """The modes a baccarat table may offer."""
-LIMITED = {"blackjack": ("seat", "pair"), "deluxe-blackjack": ("seat", "behind", "pair"),
-           "baccarat": ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6"),
-           "pok-deng": ("player-1", "player-2", "player-3", "player-4", "player-5", "player-1-pair")}
-"""The bet types whose stakes a house may narrow, by game (those the simulated players place)."""
 
 
 def house_rules(game: str, rng: random.Random) -> dict[str, Any]:
     """One table's rule overrides (``load_rules(game, ...)`` takes them), drawn from ``rng``."""
     drawn = _game_rules(game, rng)
     if rng.random() < 0.5:  # narrower stakes on one or two bet types, within the players' (1 to 50 units)
+        kinds = sorted(default_rules(game).limits)  # the game's bet types
         drawn["limits"] = {kind: {"min": 100 * rng.randint(1, 5), "max": 100 * rng.randint(10, 40)}
-                           for kind in rng.sample(LIMITED[game], rng.randint(1, 2))}
+                           for kind in rng.sample(kinds, rng.randint(1, 2))}
     if game == "baccarat" and rng.random() < 0.3:  # how far a player's Banker and Player totals may differ
         drawn[rng.choice(("banker_limit", "player_limit"))] = 100 * rng.randint(5, 40)
     return drawn

@@ -112,9 +112,9 @@ the devices' queue's visibility timeout) before it arrives or is dead-lettered."
 
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
 BEHIND_CHANCE = 0.3
+"""The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 RECONFIGURE_CHANCE = 0.2
 """On house rules: the chance that the operator gives a table new rules as one of its rounds ends."""
-"""The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
 FUNCTION_FAULTS = ("die-before-call", "die-after-call", "timeout", "lost-answer", "throttled", "conflict-storm",
                    "outage", "abandoned-call", "transaction-conflict", "die-late", "service-error")
@@ -453,6 +453,10 @@ class TableAtWorld:
     """Every set of rule overrides the operator gave the table, answered or not, in order."""
     modes: tuple[str, ...] = ()
     """The modes a Banker bet is placed in, drawn among (none: the bet names none, the default)."""
+
+    def plays(self, rules: dict[str, Any]) -> None:
+        """The table's rule overrides are now ``rules`` (as created, or an operator's change taken)."""
+        self.rules, self.modes = rules, tuple(rules.get("modes", ()))
 
 
 @dataclass(order=True)
@@ -1023,9 +1027,9 @@ class World:
                                                 "follow": 4}}
             if self.house_rules:
                 rules |= house_rules(self.game, self.house_draws)
-                table.modes = tuple(rules.get("modes", ()))
                 self.note(f"{table_id} plays house rules: {rules}")
-            table.rules, table.asked = rules, [rules]
+            table.plays(rules)
+            table.asked.append(rules)
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
@@ -1541,7 +1545,7 @@ class World:
             self.note(f"  {table.table_id}'s new rules failed: {failure.error}")
             return
         self.reconfigured["taken"] += 1
-        table.rules, table.modes = rules, tuple(rules.get("modes", ()))
+        table.plays(rules)
         self.note(f"  {table.table_id} plays new house rules: {rules}")
 
     def _scan(self, table: TableAtWorld, card: str) -> None:
