@@ -4,6 +4,7 @@ exact money (common.md "Money") and table rules as data (defaults of each game's
 from __future__ import annotations
 
 import json
+import random
 from fractions import Fraction
 
 import pytest
@@ -21,18 +22,23 @@ from croupier.cards import (
     rank,
     suit,
 )
-from croupier.errors import CardError, RulesError, ShoeError
+from croupier.errors import BetRefused, CardError, RulesError, ShoeError
+from croupier.games.baccarat import validate_bets
+from croupier.games.base import Bet
 from croupier.money import Ratio, floor_amount, format_ratio, fraction_text, parse_ratio, winnings
 from croupier.rules import (
+    GAMES,
     BaccaratRules,
     BlackjackRules,
     Limit,
     PairPaytable,
     PokDengRules,
+    as_overrides,
     default_rules,
     load_rules,
 )
 from croupier.shoe import CardUse, Shoe, ShoePhase
+from croupier.sim.house import house_rules
 
 # common.md: ranks A 2 3 4 5 6 7 8 9 T J Q K, suits S H D C.
 SPEC_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
@@ -531,6 +537,32 @@ def test_overrides_merge_into_the_defaults() -> None:
     assert rules.side_bets["small"].max_round == 60
     assert rules.timers.countdown == 5 and rules.timers.decision == 15
     assert rules.limits["player"] == default_rules("baccarat").limits["player"]  # type: ignore[union-attr]
+
+
+def test_a_side_bet_given_null_is_not_offered() -> None:
+    # GIVEN a baccarat table configured without Big and Small
+    rules = load_rules("baccarat", {"side_bets": {"big": None, "small": None}})
+    assert isinstance(rules, BaccaratRules)
+    # THEN it offers Lucky 6 alone, and a bet on Big is refused, saying so
+    assert list(rules.side_bets) == ["lucky-6"]
+    with pytest.raises(BetRefused, match="this table does not offer 'big'") as refused:
+        validate_bets(rules, [Bet("b1", "p1", "big", 1000)], 1)
+    assert refused.value.reason == "not-offered"
+    validate_bets(rules, [Bet("b1", "p1", "lucky-6", 1000)], 1)
+    # an empty object, or a side bet left out, still merges into the defaults: all three offered
+    assert list(load_rules("baccarat", {"side_bets": {}}).side_bets) == ["lucky-6", "big", "small"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_as_overrides_give_the_same_rules_back(game: str) -> None:
+    """What a round stores of its rules (``as_overrides``) loads as the rules it played: a side bet
+    the table took away stays away (left out of the overrides, the merge would offer it again)."""
+    drawn = [house_rules(game, random.Random(seed)) for seed in range(60)]
+    if game == "baccarat":
+        assert {len(d.get("side_bets", {})) for d in drawn} == {0, 1, 2, 3}  # side bets taken away: none to all
+    for overrides in [{}, *drawn]:
+        rules = load_rules(game, overrides)
+        assert load_rules(game, as_overrides(rules)) == rules, overrides
 
 
 def test_blackjack_overrides_keep_the_table_variant() -> None:

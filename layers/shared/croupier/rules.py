@@ -159,6 +159,9 @@ class BaccaratRules(_Model):
         "big": SideBet(pays=Fraction(27, 50), max_round=60),
         "small": SideBet(pays=Fraction(3, 2), max_round=60),
     }
+    """The side bets the table offers. In overrides, a side bet given as ``null`` is not offered
+    (``{"side_bets": {"big": null, "small": null}}``): overrides merge into the defaults, so leaving
+    one out keeps it."""
     player_limit: int | None = Field(default=None, ge=0)
     """Largest allowed excess of a player's Player total over their Banker total in one round."""
     banker_limit: int | None = Field(default=None, ge=0)
@@ -174,6 +177,13 @@ class BaccaratRules(_Model):
         "small": Limit(min=100, max=100_000),
     }
     timers: Timers = Timers()
+
+    @field_validator("side_bets", mode="before")
+    @classmethod
+    def _not_offered(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {name: bet for name, bet in value.items() if bet is not None}
+        return value
 
     @model_validator(mode="after")
     def _checks(self) -> BaccaratRules:
@@ -365,6 +375,18 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
             out[key] = _merge(out[key], value)
         else:
             out[key] = value
+    return out
+
+
+def as_overrides(rules: Rules) -> dict[str, Any]:
+    """Rules in full, as overrides of their game's defaults that give them back
+    (``load_rules(game, as_overrides(rules)) == rules``): a round's rules, stored as it was played.
+    A default side bet the table does not offer is written ``null`` (left out, the merge would
+    offer it again)."""
+    out = rules.model_dump(mode="json", by_alias=True)
+    if isinstance(rules, BaccaratRules):
+        default = BaccaratRules.model_fields["side_bets"].default
+        out["side_bets"] = {**{name: None for name in default if name not in rules.side_bets}, **out["side_bets"]}
     return out
 
 

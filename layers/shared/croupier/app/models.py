@@ -39,7 +39,10 @@ class CreateTable(_In):
     reader_id: StrictStr = Id
     table_id: StrictStr | None = Field(default=None, min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
     name: StrictStr | None = Field(default=None, max_length=80)
-    rules: dict[str, Any] = Field(default_factory=dict, description="overrides of the game's default table rules")
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        description="overrides of the game's default table rules (nested objects merge; a Baccarat side bet "
+                    "given null is not offered)")
     wallet: TableWallet | None = Field(default=None, description="internal (the default) or seamless")
 
 

@@ -23,7 +23,7 @@ from botocore.exceptions import ClientError
 
 from .. import betting
 from ..errors import ShoeError
-from ..rules import Rules, Timers
+from ..rules import Rules, Timers, as_overrides
 from ..shoe import Shoe
 from . import seamless, store, wallets, workflow
 from .config import settings
@@ -83,7 +83,7 @@ def start_round(table_id: str) -> RoundRecord:
             closes_at=now + rules.timers.countdown * 1000, wallet=seamless.wallet_of(table),
             # the rules in full, not the table's overrides: the round replays as it was played, even
             # once the game's defaults change; stored apart, once, as every round is written often
-            rules_id=store.keep_rules(rules.model_dump(mode="json", by_alias=True)),
+            rules_id=store.keep_rules(as_overrides(rules)),
             last_round=shoe.is_last_round, seats=seats)
         table.shoe, table.round_id, table.round_status = shoe.to_dict(), round_id, RoundStatus.BETTING
         table.seats, table.closes_at = seats, round_item.closes_at

@@ -411,7 +411,7 @@ def _check_bets(rules: BaccaratRules, bets: Sequence[Bet], round_in_shoe: int) -
     offered = set(BET_TYPES[:5]) | set(rules.side_bets)
     totals: dict[str, list[int]] = {}
     for bet in bets:
-        check_bet_basics(bet, rules.limits, tuple(offered) if bet.type in BET_TYPES else BET_TYPES)
+        check_bet_basics(bet, rules.limits, BET_TYPES)
         if bet.type not in offered:
             raise BetRefused(f"bet {bet.id}: this table does not offer {bet.type!r}", reason="not-offered")
         if bet.seat is not None:

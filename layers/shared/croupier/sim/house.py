@@ -9,7 +9,8 @@ What is drawn, by game (each value as likely as the others):
   Pairs), the split hands' second cards each in turn or both first; the classic table, what a
   dealer's blackjack takes (every bet, or the original only);
 - baccarat: the modes offered (commission, no-commission, or both); each Banker bet is then placed
-  in one of the table's modes, drawn by the world;
+  in one of the table's modes, drawn by the world; the side bets offered (all three, none, or some
+  of them: a player's bet on one the table does not offer is refused);
 - Pok Deng: the special combinations (the spec's five, none, or some of them in their order), and
   what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x);
 - every game, half the time: narrower stakes (a minimum of 1 to 5 units, a maximum of 10 to 40) on
@@ -55,13 +56,21 @@ def _game_rules(game: str, rng: random.Random) -> dict[str, Any]:
             drawn["dealer_bj_takes"] = rng.choice(("all", "original"))
         return drawn
     if game == "baccarat":
-        return {"modes": list(rng.choice(MODES))}
+        drawn = {"modes": list(rng.choice(MODES))}
+        side_bets = sorted(default_rules(game).side_bets)  # type: ignore[union-attr]
+        offered = _some(rng, side_bets)
+        if offered != side_bets:  # null: not offered (croupier.rules.BaccaratRules.side_bets)
+            drawn["side_bets"] = {name: None for name in side_bets if name not in offered}
+        return drawn
     if game == "pok-deng":
-        kept = rng.choice(("all", "none", "some"))
-        combinations = (list(SPECIAL_COMBINATIONS) if kept == "all" else [] if kept == "none"
-                        else [name for name in SPECIAL_COMBINATIONS if rng.random() < 0.5])
+        combinations = _some(rng, list(SPECIAL_COMBINATIONS))
         lose_special = rng.choice((2, 3))
         return {"special_combinations": combinations, "payouts": {"lose_special": lose_special},
                 "reservation": lose_special}
     raise ValueError(f"no house rules for {game!r}")
 
+
+def _some(rng: random.Random, names: list[str]) -> list[str]:
+    """All of ``names``, none, or some of them (each kept one time in two), in their order."""
+    kept = rng.choice(("all", "none", "some"))
+    return list(names) if kept == "all" else [] if kept == "none" else [name for name in names if rng.random() < 0.5]
