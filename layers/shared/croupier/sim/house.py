@@ -6,8 +6,10 @@ What is drawn, by game (each value as likely as the others):
 
 - both blackjack tables: the dealer hits soft 17 or not, surrender offered or not, double after
   split or not, a blackjack paying 3:2 or 6:5, the Pair bet's paytable (any pair 11:1, or Perfect
-  Pairs), the split hands' second cards each in turn or both first; the classic table, what a
-  dealer's blackjack takes (every bet, or the original only);
+  Pairs), the split hands' second cards each in turn or both first, a double or split the balance
+  does not cover made a hit or a stand, or refused (``short_balance``); the classic table, what a
+  dealer's blackjack takes (every bet, or the original only); Deluxe, one table in four, no bet
+  behind another seat from a seated player;
 - baccarat: the modes offered (commission, no-commission, or both); each Banker bet is then placed
   in one of the table's modes, drawn by the world; the side bets offered (all three, none, or some
   of them: a player's bet on one the table does not offer is refused);
@@ -52,8 +54,11 @@ def _game_rules(game: str, rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.5:
             drawn["pair_paytable"] = dict(PERFECT_PAIRS["pair_paytable"])
         drawn["split_deal"] = rng.choice(("each-in-turn", "both-first"))
+        drawn["short_balance"] = rng.choice(("hit-or-stand", "illegal"))
         if game == "blackjack":
             drawn["dealer_bj_takes"] = rng.choice(("all", "original"))
+        elif rng.random() < 0.25:  # Deluxe: a seated player may not bet behind another seat
+            drawn["seated_may_bet_behind"] = False
         return drawn
     if game == "baccarat":
         drawn = {"modes": list(rng.choice(MODES))}

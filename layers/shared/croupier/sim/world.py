@@ -100,6 +100,9 @@ SWEEP_EVERY = 60.0
 """Seconds between two runs of the outbox's sweeper (its schedule: ``rate(1 minute)``)."""
 OPENING_BALANCE = 1_000_000
 """What each player holds when the world begins, in either wallet."""
+SHORT_FUNDED_CHANCE = 0.25
+"""On house rules: the chance that a player begins with 20 to 200 units instead (stakes are 1 to 50
+units a bet): bets the balance does not cover, doubles, splits, insurance and follows it does not."""
 STREAM_PACE = 0.25
 """Seconds between two polls of a stream shard by Lambda (four a second)."""
 CARD_PACE = 1 / 3
@@ -432,6 +435,10 @@ class PhysicalRound:
     fresh: Callable[[], RoundEngine] | None = None
     """A blackjack round's engine as the dealer began it (no card yet): to follow the round again
     in the console's order (:meth:`World.mirror`)."""
+    balances: bool = False
+    """Whether the dealer's engine knows the players' balances the round took at its close (what a
+    double, a split, insurance or a follow the balance does not cover becomes): the console shows
+    them once betting has closed, a moment after the dealer's first card (:meth:`World.mirror`)."""
 
 
 @dataclass
@@ -1033,10 +1040,12 @@ class World:
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
+                balance = (100 * self.house_draws.randint(20, 200)
+                           if self.house_rules and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
                 if on_operator:
-                    self.operator.open_account(player, OPENING_BALANCE)
+                    self.operator.open_account(player, balance)
                 else:
-                    self.invariants.deposit(player, OPENING_BALANCE)
+                    self.invariants.deposit(player, balance)
                 if self.game in BLACKJACK:
                     tables.sit(table_id, seat, player, "real")
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
@@ -1375,6 +1384,14 @@ class World:
 
         assert physical.engine is not None
         events = rnd.get("events") or []
+        if not physical.balances and rnd.get("balances") and physical.fresh is not None:
+            physical.balances = True  # the round closed: its balances, followed again with them
+            physical.fresh = partial(physical.fresh, balances=store.plain(rnd["balances"]))
+            followed = self._followed(physical, events[:physical.mirrored])
+            if followed is None:
+                return (f"round {physical.round_id}: the cards dealt do not fit the round with the balances it "
+                        f"took at its close, {store.plain(rnd['balances'])}")
+            physical.engine = followed
         for event in events[physical.mirrored:]:
             physical.mirrored += 1
             if "card" in event:
