@@ -432,7 +432,7 @@ class PhysicalRound:
     preselected: set[str] = field(default_factory=set)
     """The seats (``seat-N``) the console took a pre-selection of, whose turn the dealer has not yet
     seen the console start."""
-    fresh: Callable[[], RoundEngine] | None = None
+    fresh: partial[RoundEngine] | None = None
     """A blackjack round's engine as the dealer began it (no card yet): to follow the round again
     in the console's order (:meth:`World.mirror`)."""
     balances: bool = False
