@@ -159,6 +159,23 @@ def test_a_double_the_balance_does_not_cover_is_followed_by_the_dealer_as_the_ro
     assert played.violations == []
 
 
+def test_a_player_at_two_tables_plays_both_tables_rounds_at_once_on_one_wallet() -> None:
+    # GIVEN classic Blackjack tables on house rules, one player seated at two of them
+    played = house_world("two-tables-2", "blackjack", rounds=16)
+    shared = [player for player in played.tables["sim-1"].players if player in played.tables["sim-2"].players]
+    assert shared and played.players_drawn["seats of a player of the table before"] == 1
+    # WHEN they play 16 rounds
+    # THEN that player's bets are in rounds of both tables, two of them in play at the same time
+    # (each debiting the one wallet), and nothing is wrong
+    rounds = {str(r["round_id"]): r for r in stored(played, "round")}
+    theirs = {str(b["round_id"]) for b in stored(played, "bet") if b["player"] == shared[0]}
+    spans = {table_id: [(int(rounds[r]["created_at"]), int(rounds[r].get("finished_at") or 0))
+                        for r in theirs if rounds[r]["table_id"] == table_id] for table_id in ("sim-1", "sim-2")}
+    assert all(spans.values()), spans
+    assert any(a0 < b1 and b0 < a1 for a0, a1 in spans["sim-1"] for b0, b1 in spans["sim-2"])
+    assert played.violations == []
+
+
 def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(monkeypatch: pytest.MonkeyPatch,
                                                                                ) -> None:
     from croupier.app import rounds

@@ -85,6 +85,8 @@ class Outcome:
     """On house rules: the operator's changes of a table's rules, taken, refused and failed."""
     bets_refused: Counter[str] = field(default_factory=Counter)
     """The players' bet requests refused, by reason."""
+    players_drawn: Counter[str] = field(default_factory=Counter)
+    """On house rules: the wallets short of funds, the seats taken by the player of the table before."""
 
 
 def play(job: Job) -> Outcome:
@@ -97,7 +99,7 @@ def play(job: Job) -> Outcome:
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
                   len(world.dead_lettered), Counter(world.voided_why), world.resumed, world.drawn_apart(),
                   pushes(world), max(world.pushed_after, default=0.0), Counter(world.reconfigured),
-                  Counter(world.bets_refused))
+                  Counter(world.bets_refused), Counter(world.players_drawn))
     return out
 
 
@@ -215,10 +217,15 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
     if total["errors"]:
         lines.append("function errors (the caller saw them and retried):")
         lines += [f"  {name:<60} {count:>6}" for name, count in sorted(total["errors"].items())]
-    changed, refused = Counter[str](), Counter[str]()
+    changed, refused, drawn = Counter[str](), Counter[str](), Counter[str]()
     for outcome in outcomes:
         changed.update(outcome.reconfigured)
         refused.update(outcome.bets_refused)
+        drawn.update(outcome.players_drawn)
+    if house_rules:
+        lines.append(f"players on house rules: wallets short of funds (20 to 200 units) {drawn['short of funds']}, "
+                     f"seats taken by the player of the table before (one wallet, two tables' rounds at once) "
+                     f"{drawn['seats of a player of the table before']}")
     if refused:
         lines.append(f"bet requests refused (nothing taken): "
                      f"{', '.join(f'{why} {n}' for why, n in sorted(refused.items()))}")

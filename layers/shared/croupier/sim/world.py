@@ -116,6 +116,10 @@ the devices' queue's visibility timeout) before it arrives or is dead-lettered."
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
 BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
+TWO_TABLES_CHANCE = 0.25
+"""On house rules: the chance that a table's last seat is taken by the player of the last seat of
+the table before it, who then plays both tables' rounds at once, on one wallet when both tables'
+wallets are of one kind."""
 RECONFIGURE_CHANCE = 0.2
 """On house rules: the chance that the operator gives a table new rules as one of its rounds ends."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
@@ -610,6 +614,9 @@ class World:
         """The players' bet requests refused, by the refusal's reason."""
         self.reconfigured: Counter[str] = Counter()
         """The operator's changes of a table's rules: taken, refused (a round in play), failed."""
+        self.players_drawn: Counter[str] = Counter()
+        """On house rules: the wallets short of funds, and the seats taken by the player of the table
+        before (:data:`TWO_TABLES_CHANCE`)."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -1025,9 +1032,13 @@ class World:
     def _open_tables(self) -> None:
         from ..app import tables
 
+        funded: set[tuple[str, bool]] = set()
         for number in range(1, self.table_count + 1):
             table_id = f"sim-{number}"
             players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
+            if self.house_rules and number > 1 and self.house_draws.random() < TWO_TABLES_CHANCE:
+                players[-1] = self.tables[f"sim-{number - 1}"].players[-1]  # one wallet, two tables' rounds
+                self.players_drawn["seats of a player of the table before"] += 1
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
             on_operator = number > self.table_count - self.seamless_tables
             rules: dict[str, Any] = {"timers": {"countdown": 10, "pause_void": 120, "decision": 6, "insurance": 4,
@@ -1040,12 +1051,16 @@ class World:
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
-                balance = (100 * self.house_draws.randint(20, 200)
-                           if self.house_rules and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
-                if on_operator:
-                    self.operator.open_account(player, balance)
-                else:
-                    self.invariants.deposit(player, balance)
+                if (player, on_operator) not in funded:  # a wallet of the player's: the operator's, or ours
+                    funded.add((player, on_operator))
+                    balance = (100 * self.house_draws.randint(20, 200) if self.house_rules
+                               and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
+                    if balance < OPENING_BALANCE:
+                        self.players_drawn["short of funds"] += 1
+                    if on_operator:
+                        self.operator.open_account(player, balance)
+                    else:
+                        self.invariants.deposit(player, balance)
                 if self.game in BLACKJACK:
                     tables.sit(table_id, seat, player, "real")
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
