@@ -176,6 +176,25 @@ def test_a_player_at_two_tables_plays_both_tables_rounds_at_once_on_one_wallet()
     assert played.violations == []
 
 
+def test_a_deluxe_player_on_two_seats_has_their_seat_bets_mirrored_and_plays_both_hands() -> None:
+    # GIVEN Deluxe Blackjack tables on house rules, one of them seating a player on its last two seats
+    played = house_world("second-seat-2", "deluxe-blackjack", rounds=12)
+    twice = [(table, player) for table in played.tables.values() for player in set(table.players)
+             if table.players.count(player) == 2]
+    assert len(twice) == 1 and played.players_drawn["second seats"] == 1
+    table, player = twice[0]
+    assert load_rules("deluxe-blackjack", table.rules).mirror_seat_bets  # type: ignore[union-attr]
+    # WHEN they play 12 rounds
+    # THEN a round dealt both of that player's seats, each with the same seat bet (one request for one
+    # seat stakes the other too), and nothing is wrong
+    dealt = [{int(bet["seat"]): int(bet["amount"]) for bet in rnd.get("engine_bets", [])
+              if bet["player"] == player and bet["type"] == "seat"} for rnd in stored(played, "round")
+             if rnd["table_id"] == table.table_id]
+    both = [seats for seats in dealt if len(seats) == 2]
+    assert both and all(len(set(seats.values())) == 1 for seats in both), dealt
+    assert played.violations == []
+
+
 def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(monkeypatch: pytest.MonkeyPatch,
                                                                                ) -> None:
     from croupier.app import rounds

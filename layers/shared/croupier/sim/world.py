@@ -116,6 +116,11 @@ the devices' queue's visibility timeout) before it arrives or is dead-lettered."
 BACCARAT_BETS = ("player", "banker", "tie", "player-pair", "banker-pair", "big", "small", "lucky-6")
 BEHIND_CHANCE = 0.3
 """The chance that a Deluxe Blackjack player also bets behind another seat in a round."""
+SECOND_SEAT_CHANCE = 0.3
+"""On house rules, Deluxe Blackjack: the chance that a table's last two seats are one player's (a
+table the player of the table before does not sit at): its seat bets mirrored, or, one table in
+two, not (``mirror_seat_bets``); two hands of one player to play; a bet behind the player's own
+other seat refused."""
 TWO_TABLES_CHANCE = 0.25
 """On house rules: the chance that a table's last seat is taken by the player of the last seat of
 the table before it, who then plays both tables' rounds at once, on one wallet when both tables'
@@ -607,6 +612,9 @@ class World:
         """Whether each table plays rules of its own (:func:`croupier.sim.house.house_rules`), and
         each Banker bet is placed in one of its table's modes; else every table plays its game's
         defaults (the worlds the regression tests keep)."""
+        self.second_seats = random.Random(f"{seed}:second-seats")
+        """Which Deluxe tables on house rules seat one player twice, drawn apart (the other house draws
+        are as they were)."""
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
@@ -1039,12 +1047,18 @@ class World:
             if self.house_rules and number > 1 and self.house_draws.random() < TWO_TABLES_CHANCE:
                 players[-1] = self.tables[f"sim-{number - 1}"].players[-1]  # one wallet, two tables' rounds
                 self.players_drawn["seats of a player of the table before"] += 1
+            elif self.game == "deluxe-blackjack" and self.house_rules and len(players) > 1 \
+                    and self.second_seats.random() < SECOND_SEAT_CHANCE:
+                players[-1] = players[-2]  # one player on two seats: mirrored seat bets, two hands to play
+                self.players_drawn["second seats"] += 1
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
             on_operator = number > self.table_count - self.seamless_tables
             rules: dict[str, Any] = {"timers": {"countdown": 10, "pause_void": 120, "decision": 6, "insurance": 4,
                                                 "follow": 4}}
             if self.house_rules:
                 rules |= house_rules(self.game, self.house_draws)
+                if len(set(players)) < len(players) and self.second_seats.random() < 0.5:
+                    rules["mirror_seat_bets"] = False  # the player's two seats take bets of their own
                 self.note(f"{table_id} plays house rules: {rules}")
             table.plays(rules)
             table.asked.append(rules)
@@ -1190,7 +1204,9 @@ class World:
 
     def _plan_bets(self, table: TableAtWorld, round_id: str, player: str, seat: int, closes_at: float) -> None:
         now = self.clock.monotonic()
-        late = self.faults.roll("late-bet", f"{round_id}/{player}") is not None
+        # a player's request for a second seat is a request of its own (its own idempotency key)
+        key = f"{round_id}/{player}" if table.players.index(player) + 1 == seat else f"{round_id}/{player}/{seat}"
+        late = self.faults.roll("late-bet", key) is not None
         when = self.rng.uniform(closes_at, closes_at + 2.0) if late else self.rng.uniform(now, closes_at - 0.1)
         if self.game in BLACKJACK:
             wanted: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "amount": 100 * self.rng.randint(1, 50)}]
@@ -1206,7 +1222,6 @@ class World:
             if table.modes:  # one mode for the player's Banker bets of the round
                 mode = self.house_draws.choice(table.modes)
                 wanted = [bet | {"mode": mode} if bet["type"] == "banker" else bet for bet in wanted]
-        key = f"{round_id}/{player}"
         self.at(when, f"{player} bets {wanted}", lambda: self._bet(table, player, wanted, key, late))
         if self.faults.roll("double-click", key) is not None:
             self.at(when, f"{player} bets again at once",
@@ -1241,7 +1256,7 @@ class World:
         at it again, and bets again at once."""
         from ..app import tables
 
-        seat = table.players.index(player) + 1
+        seat = int(wanted[0]["seat"])  # the seat the seat bet was for (a player may hold two)
         try:
             self.invoke("tables", lambda: tables.sit(table.table_id, seat, player, "real"))
         except (CroupierError, Failure) as refused:
@@ -1765,7 +1780,7 @@ class World:
 
         screens = self.watching.setdefault(table.table_id, [])
         if not screens:
-            screens.extend(("", Identity(player, "player")) for player in table.players)
+            screens.extend(("", Identity(player, "player")) for player in dict.fromkeys(table.players))
             screens.append(("", Identity(f"supervisor-{table.table_id}", "supervisor")))
         for i, (connection_id, who) in enumerate(screens):
             if connection_id and connection_id not in self.screens.closed:
