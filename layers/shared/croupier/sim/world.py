@@ -612,9 +612,9 @@ class World:
         """Whether each table plays rules of its own (:func:`croupier.sim.house.house_rules`), and
         each Banker bet is placed in one of its table's modes; else every table plays its game's
         defaults (the worlds the regression tests keep)."""
-        self.second_seats = random.Random(f"{seed}:second-seats")
-        """Which Deluxe tables on house rules seat one player twice, drawn apart (the other house draws
-        are as they were)."""
+        self.seating = random.Random(f"{seed}:seating")
+        """On house rules, who sits where (a player at two tables, or on two seats of a Deluxe table),
+        drawn apart: the other house draws are as they would be without."""
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
@@ -623,8 +623,9 @@ class World:
         self.reconfigured: Counter[str] = Counter()
         """The operator's changes of a table's rules: taken, refused (a round in play), failed."""
         self.players_drawn: Counter[str] = Counter()
-        """On house rules: the wallets short of funds, and the seats taken by the player of the table
-        before (:data:`TWO_TABLES_CHANCE`)."""
+        """On house rules: the wallets short of funds (:data:`SHORT_FUNDED_CHANCE`), the seats taken by
+        the player of the table before (:data:`TWO_TABLES_CHANCE`) and the Deluxe tables seating a
+        player twice (:data:`SECOND_SEAT_CHANCE`)."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -1044,11 +1045,11 @@ class World:
         for number in range(1, self.table_count + 1):
             table_id = f"sim-{number}"
             players = [f"p{number}-{i}" for i in range(1, self.player_count + 1)]
-            if self.house_rules and number > 1 and self.house_draws.random() < TWO_TABLES_CHANCE:
+            if self.house_rules and number > 1 and self.seating.random() < TWO_TABLES_CHANCE:
                 players[-1] = self.tables[f"sim-{number - 1}"].players[-1]  # one wallet, two tables' rounds
                 self.players_drawn["seats of a player of the table before"] += 1
             elif self.game == "deluxe-blackjack" and self.house_rules and len(players) > 1 \
-                    and self.second_seats.random() < SECOND_SEAT_CHANCE:
+                    and self.seating.random() < SECOND_SEAT_CHANCE:
                 players[-1] = players[-2]  # one player on two seats: mirrored seat bets, two hands to play
                 self.players_drawn["second seats"] += 1
             table = self.tables[table_id] = TableAtWorld(table_id, self.game, f"reader-{table_id}", players)
@@ -1057,7 +1058,7 @@ class World:
                                                 "follow": 4}}
             if self.house_rules:
                 rules |= house_rules(self.game, self.house_draws)
-                if len(set(players)) < len(players) and self.second_seats.random() < 0.5:
+                if len(set(players)) < len(players) and self.seating.random() < 0.5:
                     rules["mirror_seat_bets"] = False  # the player's two seats take bets of their own
                 self.note(f"{table_id} plays house rules: {rules}")
             table.plays(rules)
@@ -1065,10 +1066,10 @@ class World:
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
+                balance = (100 * self.house_draws.randint(20, 200) if self.house_rules  # drawn for every seat
+                           and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
                 if (player, on_operator) not in funded:  # a wallet of the player's: the operator's, or ours
                     funded.add((player, on_operator))
-                    balance = (100 * self.house_draws.randint(20, 200) if self.house_rules
-                               and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
                     if balance < OPENING_BALANCE:
                         self.players_drawn["short of funds"] += 1
                     if on_operator:
