@@ -120,7 +120,7 @@ def test_narrowed_stakes_refuse_the_bets_outside_them() -> None:
 def test_new_rules_given_between_rounds_are_played_from_the_next_round_and_refused_while_one_is_in_play() -> None:
     # GIVEN classic Blackjack tables on house rules, their operator giving them new rules as rounds end
     # WHEN they play 24 rounds
-    played = house_world("house-blackjack/2", "blackjack", rounds=24)
+    played = house_world("house-blackjack/4", "blackjack", rounds=24)
     # THEN changes were taken between rounds and refused once the next round was open
     assert played.violations == []
     assert played.reconfigured["taken"] >= 1 and played.reconfigured["refused"] >= 1
@@ -193,6 +193,24 @@ def test_a_deluxe_player_on_two_seats_has_their_seat_bets_mirrored_and_plays_bot
              if rnd["table_id"] == table.table_id]
     both = [seats for seats in dealt if len(seats) == 2]
     assert both and all(len(set(seats.values())) == 1 for seats in both), dealt
+    assert played.violations == []
+
+
+def test_players_seated_nowhere_bet_behind_at_the_classic_table_and_answer_their_windows() -> None:
+    # GIVEN classic Blackjack tables on house rules, some with a player seated at no seat (at the
+    # classic table, the only bets behind: its seated players may not bet behind anyone)
+    played = house_world("railbird-11", "blackjack", rounds=16)
+    seated_nowhere = {table.railbird for table in played.tables.values() if table.railbird}
+    assert seated_nowhere and played.players_drawn["players betting behind, seated nowhere"] == len(seated_nowhere)
+    # WHEN they play 16 rounds
+    # THEN their bets behind and their pair bets on the seats they bet behind were settled where the
+    # seat was dealt and refunded where it was not, they bought insurance and followed a split
+    # through the round's windows, and nothing is wrong
+    closed = {(bet["type"], bet["status"]) for bet in stored(played, "bet") if bet["player"] in seated_nowhere}
+    assert closed >= {("behind", BetStatus.SETTLED), ("behind", BetStatus.REFUNDED), ("pair", BetStatus.SETTLED)}
+    answers = {event["action"]["action"] for rnd in stored(played, "round") for event in rnd.get("events", [])
+               if (event.get("action") or {}).get("player") in seated_nowhere}
+    assert answers >= {"insurance", "follow-split"}, answers
     assert played.violations == []
 
 

@@ -226,7 +226,8 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
         lines.append(f"players on house rules: wallets short of funds (20 to 200 units) {drawn['short of funds']}, "
                      f"seats taken by the player of the table before (one wallet, two tables' rounds at once) "
                      f"{drawn['seats of a player of the table before']}, Deluxe tables seating a player twice "
-                     f"{drawn['second seats']}")
+                     f"{drawn['second seats']}, players betting behind, seated nowhere "
+                     f"{drawn['players betting behind, seated nowhere']}")
     if refused:
         lines.append(f"bet requests refused (nothing taken): "
                      f"{', '.join(f'{why} {n}' for why, n in sorted(refused.items()))}")

@@ -508,9 +508,11 @@ class Invariants:
     @staticmethod
     def _not_dealt(rnd: dict[str, Any], bet: dict[str, Any], physical: Any) -> bool:
         """A blackjack bet on a seat the dealer did not deal (its player placed no seat bet): the
-        rules refund it in full when betting closes."""
-        return (str(rnd["game"]) in BLACKJACK_GAMES and physical is not None and physical.engine is not None
-                and bet.get("seat") is not None and int(bet["seat"]) not in physical.dealt)
+        rules refund it in full when betting closes. A round finished before the dealer's first card
+        dealt no seat (no seat bet at all: its bets behind and pair bets, a player's seated nowhere)."""
+        if str(rnd["game"]) not in BLACKJACK_GAMES or physical is None or bet.get("seat") is None:
+            return False
+        return physical.engine is None or int(bet["seat"]) not in physical.dealt
 
     def _calls_agree(self, round_id: str | None, found: reconcile.WalletCalls) -> None:
         """A seamless round's bets against their calls to the operator's wallet (and, at the end,

@@ -121,6 +121,11 @@ SECOND_SEAT_CHANCE = 0.3
 table the player of the table before does not sit at): its seat bets mirrored, or, one table in
 two, not (``mirror_seat_bets``); two hands of one player to play; a bet behind the player's own
 other seat refused."""
+RAILBIRD_CHANCE = 0.5
+"""On house rules: the chance that a blackjack table has a player at no seat who, each round, bets
+behind one or two seats (and now and then a pair bet on one of them), then answers the windows on
+those bets (insurance, following a double or a split): at the classic table, the only bets behind
+(its seated players may not bet behind)."""
 TWO_TABLES_CHANCE = 0.25
 """On house rules: the chance that a table's last seat is taken by the player of the last seat of
 the table before it, who then plays both tables' rounds at once, on one wallet when both tables'
@@ -458,6 +463,9 @@ class TableAtWorld:
     players: list[str]
     shoe: Shoe | None = None
     seq: int = 0
+    railbird: str | None = None
+    """On house rules, a blackjack table's player who sits at no seat and bets behind the seated
+    players (:data:`RAILBIRD_CHANCE`)."""
     """The reader's last event number."""
     physical: PhysicalRound | None = None
     rounds: int = 0
@@ -612,6 +620,8 @@ class World:
         """Whether each table plays rules of its own (:func:`croupier.sim.house.house_rules`), and
         each Banker bet is placed in one of its table's modes; else every table plays its game's
         defaults (the worlds the regression tests keep)."""
+        self.railbirds = random.Random(f"{seed}:railbirds")
+        """The players seated nowhere (:data:`RAILBIRD_CHANCE`), their funds and their bets, drawn apart."""
         self.seating = random.Random(f"{seed}:seating")
         """On house rules, who sits where (a player at two tables, or on two seats of a Deluxe table),
         drawn apart: the other house draws are as they would be without."""
@@ -624,8 +634,8 @@ class World:
         """The operator's changes of a table's rules: taken, refused (a round in play), failed."""
         self.players_drawn: Counter[str] = Counter()
         """On house rules: the wallets short of funds (:data:`SHORT_FUNDED_CHANCE`), the seats taken by
-        the player of the table before (:data:`TWO_TABLES_CHANCE`) and the Deluxe tables seating a
-        player twice (:data:`SECOND_SEAT_CHANCE`)."""
+        the player of the table before (:data:`TWO_TABLES_CHANCE`), the Deluxe tables seating a
+        player twice (:data:`SECOND_SEAT_CHANCE`) and the players seated nowhere (:data:`RAILBIRD_CHANCE`)."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -1061,6 +1071,9 @@ class World:
                 if len(set(players)) < len(players) and self.seating.random() < 0.5:
                     rules["mirror_seat_bets"] = False  # the player's two seats take bets of their own
                 self.note(f"{table_id} plays house rules: {rules}")
+            if self.house_rules and self.game in BLACKJACK and self.railbirds.random() < RAILBIRD_CHANCE:
+                table.railbird = f"r{number}"
+                self.players_drawn["players betting behind, seated nowhere"] += 1
             table.plays(rules)
             table.asked.append(rules)
             tables.create_table(self.game, rules, table.reader, table_id,
@@ -1078,6 +1091,13 @@ class World:
                         self.invariants.deposit(player, balance)
                 if self.game in BLACKJACK:
                     tables.sit(table_id, seat, player, "real")
+            if table.railbird is not None:
+                balance = 100 * self.railbirds.randint(20, 200) if self.railbirds.random() < SHORT_FUNDED_CHANCE \
+                    else OPENING_BALANCE
+                if on_operator:
+                    self.operator.open_account(table.railbird, balance)
+                else:
+                    self.invariants.deposit(table.railbird, balance)
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
         if self.seamless_tables:
             self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
@@ -1168,6 +1188,8 @@ class World:
         self.last_round_by = max(self.last_round_by, closes_at)
         for seat, player in enumerate(table.players, start=1):
             self._plan_bets(table, round_id, player, seat, closes_at)
+        if table.railbird is not None:
+            self._plan_behind(table, table.railbird, round_id, closes_at)
         # a blackjack dealer starts once the countdown shows zero: the seats with chips are dealt;
         # a Pok Deng dealer burns one card face down and deals the twelve while the countdown runs
         if self.game == "pok-deng":
@@ -1230,6 +1252,17 @@ class World:
         if self.faults.roll("retry", key) is not None:
             self.at(when + self.rng.uniform(0.5, 20.0), f"{player} retries",
                     lambda: self._bet(table, player, wanted, key, late, "retry"))
+
+    def _plan_behind(self, table: TableAtWorld, player: str, round_id: str, closes_at: float) -> None:
+        """A player seated nowhere bets behind one or two seats of the table (and, one time in three,
+        a pair bet on the first of them), drawn apart: the seated players' draws are as they were."""
+        rail = self.railbirds
+        seats = rail.sample(range(1, len(table.players) + 1), rail.randint(1, 2))
+        wanted = [{"type": "behind", "seat": seat, "amount": 100 * rail.randint(1, 20)} for seat in seats]
+        if rail.random() < 1 / 3:
+            wanted.append({"type": "pair", "seat": seats[0], "amount": 100 * rail.randint(1, 5)})
+        self.at(rail.uniform(self.clock.monotonic(), closes_at - 0.1), f"{player} bets {wanted}",
+                lambda: self._bet(table, player, wanted, f"{round_id}/{player}", False))
 
     def _bet(self, table: TableAtWorld, player: str, wanted: list[dict[str, Any]], key: str, late: bool,
              fault: str | None = None) -> None:
@@ -1781,7 +1814,8 @@ class World:
 
         screens = self.watching.setdefault(table.table_id, [])
         if not screens:
-            screens.extend(("", Identity(player, "player")) for player in dict.fromkeys(table.players))
+            screens.extend(("", Identity(player, "player"))
+                           for player in dict.fromkeys([*table.players, *([table.railbird] if table.railbird else [])]))
             screens.append(("", Identity(f"supervisor-{table.table_id}", "supervisor")))
         for i, (connection_id, who) in enumerate(screens):
             if connection_id and connection_id not in self.screens.closed:
