@@ -150,7 +150,7 @@ def short_doubles(played: World) -> list[str]:
 def test_a_double_the_balance_does_not_cover_is_followed_by_the_dealer_as_the_round_plays_it() -> None:
     # GIVEN classic Blackjack tables on house rules, a player in four short of funds (20 to 200 units)
     # WHEN they play 16 rounds
-    played = house_world("short-funded-52", "blackjack", rounds=16)
+    played = house_world("short-funded-3", "blackjack", rounds=16)
     # THEN a player asked for a double or a split the balance did not cover, and nothing is wrong:
     # the dealer dealt what the round made of it (a hit, a stand) as the console showed, every card
     # in the hand it was dealt to (the simulated dealer once followed such a double as a double: its
@@ -199,18 +199,18 @@ def test_a_deluxe_player_on_two_seats_has_their_seat_bets_mirrored_and_plays_bot
 def test_players_seated_nowhere_bet_behind_at_the_classic_table_and_answer_their_windows() -> None:
     # GIVEN classic Blackjack tables on house rules, some with a player seated at no seat (at the
     # classic table, the only bets behind: its seated players may not bet behind anyone)
-    played = house_world("railbird-11", "blackjack", rounds=16)
+    played = house_world("railbird-21", "blackjack", rounds=16)
     seated_nowhere = {table.railbird for table in played.tables.values() if table.railbird}
     assert seated_nowhere and played.players_drawn["players betting behind, seated nowhere"] == len(seated_nowhere)
     # WHEN they play 16 rounds
     # THEN their bets behind and their pair bets on the seats they bet behind were settled where the
-    # seat was dealt and refunded where it was not, they bought insurance and followed a split
-    # through the round's windows, and nothing is wrong
+    # seat was dealt and refunded where it was not, they bought insurance and followed a double or a
+    # split through the round's windows, and nothing is wrong
     closed = {(bet["type"], bet["status"]) for bet in stored(played, "bet") if bet["player"] in seated_nowhere}
     assert closed >= {("behind", BetStatus.SETTLED), ("behind", BetStatus.REFUNDED), ("pair", BetStatus.SETTLED)}
     answers = {event["action"]["action"] for rnd in stored(played, "round") for event in rnd.get("events", [])
                if (event.get("action") or {}).get("player") in seated_nowhere}
-    assert answers >= {"insurance", "follow-split"}, answers
+    assert "insurance" in answers and answers & {"follow-double", "follow-split"}, answers
     assert played.violations == []
 
 

@@ -622,6 +622,9 @@ class World:
         defaults (the worlds the regression tests keep)."""
         self.railbirds = random.Random(f"{seed}:railbirds")
         """The players seated nowhere (:data:`RAILBIRD_CHANCE`), their funds and their bets, drawn apart."""
+        self.timer_draws = random.Random(f"{seed}:timers")
+        """On house rules, a blackjack table's decision, insurance and follow timers (2 to 8, 2 to 5
+        and 2 to 5 seconds, where the players answer 0.3 to 4 s on): drawn apart."""
         self.seating = random.Random(f"{seed}:seating")
         """On house rules, who sits where (a player at two tables, or on two seats of a Deluxe table),
         drawn apart: the other house draws are as they would be without."""
@@ -1068,6 +1071,10 @@ class World:
                                                 "follow": 4}}
             if self.house_rules:
                 rules |= house_rules(self.game, self.house_draws)
+                if self.game in BLACKJACK:  # players answering after their timers, as often as before
+                    rules["timers"] |= {"decision": self.timer_draws.randint(2, 8),
+                                        "insurance": self.timer_draws.randint(2, 5),
+                                        "follow": self.timer_draws.randint(2, 5)}
                 if len(set(players)) < len(players) and self.seating.random() < 0.5:
                     rules["mirror_seat_bets"] = False  # the player's two seats take bets of their own
                 self.note(f"{table_id} plays house rules: {rules}")
