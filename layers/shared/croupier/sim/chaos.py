@@ -86,7 +86,9 @@ class Outcome:
     bets_refused: Counter[str] = field(default_factory=Counter)
     """The players' bet requests refused, by reason."""
     players_drawn: Counter[str] = field(default_factory=Counter)
-    """On house rules: the wallets short of funds, the seats taken by the player of the table before."""
+    """On house rules: the wallets short of funds, the seats taken by the player of the table before,
+    the Deluxe tables seating a player twice, the players seated nowhere
+    (:attr:`croupier.sim.world.World.players_drawn`)."""
 
 
 def play(job: Job) -> Outcome:

@@ -1071,7 +1071,7 @@ class World:
                                                 "follow": 4}}
             if self.house_rules:
                 rules |= house_rules(self.game, self.house_draws)
-                if self.game in BLACKJACK:  # players answering after their timers, as often as before
+                if self.game in BLACKJACK:  # shorter timers: the players' answers race them
                     rules["timers"] |= {"decision": self.timer_draws.randint(2, 8),
                                         "insurance": self.timer_draws.randint(2, 5),
                                         "follow": self.timer_draws.randint(2, 5)}
