@@ -463,10 +463,10 @@ class TableAtWorld:
     players: list[str]
     shoe: Shoe | None = None
     seq: int = 0
+    """The reader's last event number."""
     railbird: str | None = None
     """On house rules, a blackjack table's player who sits at no seat and bets behind the seated
     players (:data:`RAILBIRD_CHANCE`)."""
-    """The reader's last event number."""
     physical: PhysicalRound | None = None
     rounds: int = 0
     refusals: int = 0
@@ -1086,28 +1086,32 @@ class World:
             tables.create_table(self.game, rules, table.reader, table_id,
                                 wallet={"mode": "seamless", "operator": OPERATOR} if on_operator else None)
             for seat, player in enumerate(players, start=1):
-                balance = (100 * self.house_draws.randint(20, 200) if self.house_rules  # drawn for every seat
-                           and self.house_draws.random() < SHORT_FUNDED_CHANCE else OPENING_BALANCE)
+                balance = self._opening_balance(self.house_draws)  # drawn for every seat
                 if (player, on_operator) not in funded:  # a wallet of the player's: the operator's, or ours
                     funded.add((player, on_operator))
                     if balance < OPENING_BALANCE:
                         self.players_drawn["short of funds"] += 1
-                    if on_operator:
-                        self.operator.open_account(player, balance)
-                    else:
-                        self.invariants.deposit(player, balance)
+                    self._open_wallet(player, on_operator, balance)
                 if self.game in BLACKJACK:
                     tables.sit(table_id, seat, player, "real")
             if table.railbird is not None:
-                balance = 100 * self.railbirds.randint(20, 200) if self.railbirds.random() < SHORT_FUNDED_CHANCE \
-                    else OPENING_BALANCE
-                if on_operator:
-                    self.operator.open_account(table.railbird, balance)
-                else:
-                    self.invariants.deposit(table.railbird, balance)
+                self._open_wallet(table.railbird, on_operator, self._opening_balance(self.railbirds))
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
         if self.seamless_tables:
             self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
+
+    def _opening_balance(self, rng: random.Random) -> int:
+        """What a player begins with: on house rules, one time in four, 20 to 200 units."""
+        if self.house_rules and rng.random() < SHORT_FUNDED_CHANCE:
+            return 100 * rng.randint(20, 200)
+        return OPENING_BALANCE
+
+    def _open_wallet(self, player: str, on_operator: bool, balance: int) -> None:
+        """The player's wallet where the table's money is: the operator's, or Croupier's own."""
+        if on_operator:
+            self.operator.open_account(player, balance)
+        else:
+            self.invariants.deposit(player, balance)
 
     def _new_shoe(self, table: TableAtWorld) -> None:
         table.shoe = Shoe(self.rng, next(self.shoe_numbers))
