@@ -214,6 +214,53 @@ def test_players_seated_nowhere_bet_behind_at_the_classic_table_and_answer_their
     assert played.violations == []
 
 
+def rounded_down(played: World) -> list[tuple[int, int, Fraction]]:
+    """Each settled bet whose exact payout fell between minor units: its stake, what it paid, and
+    what it won exactly (stake and net, as the round recorded them)."""
+    out = []
+    for bet in stored(played, "bet"):
+        result = bet.get("result") or {}
+        exact = int(result.get("staked", 0)) + Fraction(str(result.get("exact_net", 0)))
+        if bet["status"] == BetStatus.SETTLED and exact.denominator > 1:
+            out.append((int(bet["amount"]), int(result["paid"]), exact))
+    return out
+
+
+def test_a_payout_between_minor_units_is_paid_rounded_down() -> None:
+    # GIVEN Baccarat tables on house rules, some of their players staking whole units and some cents
+    # WHEN they play 16 rounds
+    played = house_world("cents-2", "baccarat")
+    assert played.players_drawn["staking cents"] >= 1
+    # THEN bets whose exact payout fell between minor units (a Banker win at 19:20, a no-commission
+    # Banker's win on six at 1:2) were paid it rounded down, as common.md says, and nothing is wrong
+    fractional = rounded_down(played)
+    assert fractional and len(fractional) == played.invariants.rounded_down
+    assert all(paid == int(exact) < exact for _, paid, exact in fractional), fractional
+    assert all(amount % 100 for amount, _, _ in fractional)  # stakes with cents: whole units divide evenly
+    assert played.violations == []
+
+
+def test_a_payout_rounded_to_the_nearest_minor_unit_is_reported_where_players_stake_cents(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.app import settlement
+
+    finish = settlement._finish_bets
+
+    def nearest(work: Any) -> int:  # a settlement that credits a payout rounded half up, not down
+        return finish([(bet, kind, int(int(result["staked"]) + Fraction(str(result["exact_net"])) + Fraction(1, 2))
+                        if kind == "settle" else credit, result) for bet, kind, credit, result in work])
+
+    in_this_thread(monkeypatch).setattr(settlement, "_finish_bets", nearest)
+    # GIVEN that planted bug: WHEN Baccarat tables on their game's defaults play, every stake whole
+    # units, no payout falls between minor units and nothing is reported
+    calm = house_world("cents-2", "baccarat", house=False)
+    assert calm.invariants.rounded_down == 0 and calm.violations == []
+    # WHEN they play on house rules, some players staking cents, a wallet is credited more than its bet paid
+    played = house_world("cents-2", "baccarat")
+    wrong = [v.detail for v in played.violations if v.invariant == "money"]
+    assert wrong and "its wallet was credited" in wrong[0], played.violations
+
+
 def test_a_round_opened_on_the_games_defaults_not_its_tables_rules_is_reported(monkeypatch: pytest.MonkeyPatch,
                                                                                ) -> None:
     from croupier.app import rounds

@@ -87,8 +87,10 @@ class Outcome:
     """The players' bet requests refused, by reason."""
     players_drawn: Counter[str] = field(default_factory=Counter)
     """On house rules: the wallets short of funds, the seats taken by the player of the table before,
-    the Deluxe tables seating a player twice, the players seated nowhere
+    the Deluxe tables seating a player twice, the players seated nowhere, the players staking cents
     (:attr:`croupier.sim.world.World.players_drawn`)."""
+    rounded_down: int = 0
+    """The settled bets whose exact payout fell between minor units, paid rounded down."""
 
 
 def play(job: Job) -> Outcome:
@@ -101,7 +103,7 @@ def play(job: Job) -> Outcome:
                   list(world.trace), list(world.faults.drawn), world.steps_run, world.clock.monotonic(),
                   len(world.dead_lettered), Counter(world.voided_why), world.resumed, world.drawn_apart(),
                   pushes(world), max(world.pushed_after, default=0.0), Counter(world.reconfigured),
-                  Counter(world.bets_refused), Counter(world.players_drawn))
+                  Counter(world.bets_refused), Counter(world.players_drawn), world.invariants.rounded_down)
     return out
 
 
@@ -229,7 +231,9 @@ def report(rounds: int, seed: int, rates: dict[str, float], outcomes: list[Outco
                      f"seats taken by the player of the table before (one wallet, two tables' rounds at once) "
                      f"{drawn['seats of a player of the table before']}, Deluxe tables seating a player twice "
                      f"{drawn['second seats']}, players betting behind, seated nowhere "
-                     f"{drawn['players betting behind, seated nowhere']}")
+                     f"{drawn['players betting behind, seated nowhere']}, players staking cents "
+                     f"{drawn['staking cents']}; "
+                     f"payouts rounded down to the minor unit {sum(o.rounded_down for o in outcomes)}")
     if refused:
         lines.append(f"bet requests refused (nothing taken): "
                      f"{', '.join(f'{why} {n}' for why, n in sorted(refused.items()))}")

@@ -105,6 +105,8 @@ class Invariants:
         self.credits: dict[str, list[int]] = {}
         """Per bet: each credit of its wallet for it (one, once it is closed)."""
         self.rounds_checked: set[str] = set()
+        self.rounded_down = 0
+        """The settled bets whose exact payout fell between minor units (the player paid it rounded down)."""
         self.opened_on: dict[str, Any] = {}
         """The rules (typed) each table held in the write that opened each of its rounds not yet checked."""
         self.calls_seen: set[str] = set()
@@ -422,7 +424,9 @@ class Invariants:
                 self.violation("closed-once", f"bet {bet_id} ({bet['type']}) is {status} in a {rnd['status']} round",
                                round_id)
                 continue
-            taken, paid = int(bet.get("taken", bet["amount"])), int((bet.get("result") or {}).get("paid", -1))
+            result = bet.get("result") or {}
+            taken, paid = int(bet.get("taken", bet["amount"])), int(result.get("paid", -1))
+            self.rounded_down += status == BetStatus.SETTLED and "/" in str(result.get("exact_net", ""))
             if status == BetStatus.REFUNDED and paid != taken:
                 self.violation("money", f"bet {bet_id} refunded {paid} of its {taken}", round_id)
             credits = self.credits.get(bet_id, [])

@@ -130,6 +130,11 @@ TWO_TABLES_CHANCE = 0.25
 """On house rules: the chance that a table's last seat is taken by the player of the last seat of
 the table before it, who then plays both tables' rounds at once, on one wallet when both tables'
 wallets are of one kind."""
+ODD_STAKES_CHANCE = 0.3
+"""On house rules: the chance that a player stakes whole units and some cents (1 to 99 minor units
+more): what such a stake wins at 3:2, 6:5 or 19:20, and the half stakes it gives (insurance, a
+surrender, a no-commission Banker winning on six), fall between minor units and are rounded down
+(``common.md``, Money); every other stake is whole units, which no payout divides."""
 RECONFIGURE_CHANCE = 0.2
 """On house rules: the chance that the operator gives a table new rules as one of its rounds ends."""
 POK_DENG_BETS = tuple(f"player-{n}{pair}" for n in range(1, 6) for pair in ("", "-pair"))
@@ -628,6 +633,11 @@ class World:
         self.seating = random.Random(f"{seed}:seating")
         """On house rules, who sits where (a player at two tables, or on two seats of a Deluxe table),
         drawn apart: the other house draws are as they would be without."""
+        self.cents = random.Random(f"{seed}:cents")
+        """On house rules, the players who stake cents (:data:`ODD_STAKES_CHANCE`) and their cents,
+        drawn apart."""
+        self.stakes_cents: dict[str, bool] = {}
+        """Each player's draw: whether their stakes have cents."""
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
@@ -638,7 +648,8 @@ class World:
         self.players_drawn: Counter[str] = Counter()
         """On house rules: the wallets short of funds (:data:`SHORT_FUNDED_CHANCE`), the seats taken by
         the player of the table before (:data:`TWO_TABLES_CHANCE`), the Deluxe tables seating a
-        player twice (:data:`SECOND_SEAT_CHANCE`) and the players seated nowhere (:data:`RAILBIRD_CHANCE`)."""
+        player twice (:data:`SECOND_SEAT_CHANCE`), the players seated nowhere (:data:`RAILBIRD_CHANCE`)
+        and the players staking cents (:data:`ODD_STAKES_CHANCE`)."""
         self.output = Output()
         self._tables_spec = template_tables(self.root, "sim")
         self.table_count, self.player_count = tables, players
@@ -1096,9 +1107,19 @@ class World:
                     tables.sit(table_id, seat, player, "real")
             if table.railbird is not None:
                 self._open_wallet(table.railbird, on_operator, self._opening_balance(self.railbirds))
+            if self.house_rules:
+                for player in dict.fromkeys([*players, *filter(None, [table.railbird])]):
+                    if player not in self.stakes_cents:
+                        self.stakes_cents[player] = self.cents.random() < ODD_STAKES_CHANCE
+                        self.players_drawn["staking cents"] += self.stakes_cents[player]
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
         if self.seamless_tables:
             self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
+
+    def _stake(self, player: str, units: int) -> int:
+        """A stake of ``units`` units (minor units: a hundred each), and some cents if the player
+        stakes cents (:data:`ODD_STAKES_CHANCE`)."""
+        return 100 * units + (self.cents.randint(1, 99) if self.stakes_cents.get(player) else 0)
 
     def _opening_balance(self, rng: random.Random) -> int:
         """What a player begins with: on house rules, one time in four, 20 to 200 units."""
@@ -1243,15 +1264,17 @@ class World:
         late = self.faults.roll("late-bet", key) is not None
         when = self.rng.uniform(closes_at, closes_at + 2.0) if late else self.rng.uniform(now, closes_at - 0.1)
         if self.game in BLACKJACK:
-            wanted: list[dict[str, Any]] = [{"type": "seat", "seat": seat, "amount": 100 * self.rng.randint(1, 50)}]
+            wanted: list[dict[str, Any]] = [
+                {"type": "seat", "seat": seat, "amount": self._stake(player, self.rng.randint(1, 50))}]
             if self.rng.random() < 0.3:
-                wanted.append({"type": "pair", "seat": seat, "amount": 100 * self.rng.randint(1, 5)})
+                wanted.append({"type": "pair", "seat": seat, "amount": self._stake(player, self.rng.randint(1, 5))})
             if self.game == "deluxe-blackjack" and len(table.players) > 1 and self.behind.random() < BEHIND_CHANCE:
                 other = self.behind.choice([n for n in range(1, len(table.players) + 1) if n != seat])
-                wanted.append({"type": "behind", "seat": other, "amount": 100 * self.behind.randint(1, 20)})
+                wanted.append({"type": "behind", "seat": other,
+                               "amount": self._stake(player, self.behind.randint(1, 20))})
         else:
             kinds = POK_DENG_BETS if self.game == "pok-deng" else BACCARAT_BETS
-            wanted = [{"type": self.rng.choice(kinds), "amount": 100 * self.rng.randint(1, 50)}
+            wanted = [{"type": self.rng.choice(kinds), "amount": self._stake(player, self.rng.randint(1, 50))}
                       for _ in range(self.rng.randint(1, 3))]
             if table.modes:  # one mode for the player's Banker bets of the round
                 mode = self.house_draws.choice(table.modes)
@@ -1269,9 +1292,10 @@ class World:
         a pair bet on the first of them), drawn apart: the seated players' draws are as they were."""
         rail = self.railbirds
         seats = rail.sample(range(1, len(table.players) + 1), rail.randint(1, 2))
-        wanted = [{"type": "behind", "seat": seat, "amount": 100 * rail.randint(1, 20)} for seat in seats]
+        wanted = [{"type": "behind", "seat": seat, "amount": self._stake(player, rail.randint(1, 20))}
+                  for seat in seats]
         if rail.random() < 1 / 3:
-            wanted.append({"type": "pair", "seat": seats[0], "amount": 100 * rail.randint(1, 5)})
+            wanted.append({"type": "pair", "seat": seats[0], "amount": self._stake(player, rail.randint(1, 5))})
         self.at(rail.uniform(self.clock.monotonic(), closes_at - 0.1), f"{player} bets {wanted}",
                 lambda: self._bet(table, player, wanted, f"{round_id}/{player}", False))
 
