@@ -17,7 +17,7 @@ from croupier.app.records import BetRecord, BetStatus, RoundRecord
 from croupier.app.rounds import table_rules
 from croupier.rules import default_rules, load_rules
 from croupier.sim.chaos import Job, Outcome, play, report, run_chaos
-from croupier.sim.house import house_rules
+from croupier.sim.house import house_payouts, house_rules
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support.patching import in_this_thread
 
@@ -86,6 +86,27 @@ def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game:
     assert drawn == [house_rules(game, again) for _ in range(200)]
 
 
+def test_a_baccarat_tables_tie_payout_and_side_bets_last_rounds_are_drawn_apart() -> None:
+    # GIVEN a generator; WHEN 200 baccarat tables' house rules and then their payouts are drawn
+    rng, payouts = random.Random("house/payouts"), random.Random("house/payouts/apart")
+    rules = [house_rules("baccarat", rng) for _ in range(200)]
+    drawn = [house_payouts("baccarat", overrides, payouts) for overrides in rules]
+    tables = [load_rules("baccarat", overrides) for overrides in drawn]
+    # THEN each is a valid table: the Tie pays 8:1 or 9:1, each side bet offered is offered in every
+    # round of a shoe, up to its default's last round, or only in its first 3 to 20; one taken away
+    # stays away, and the house rules drawn before are kept
+    assert {t.payouts.tie for t in tables} == {Fraction(8), Fraction(9)}  # type: ignore[union-attr]
+    last = {side.max_round for t in tables for side in t.side_bets.values()}  # type: ignore[union-attr]
+    assert {None, 60} < last and last - {None, 60} <= set(range(3, 21)) and len(last) > 10, last
+    for overrides, table in zip(rules, tables, strict=True):
+        taken_away = {name for name, side in overrides.get("side_bets", {}).items() if side is None}
+        assert taken_away.isdisjoint(table.side_bets)  # type: ignore[union-attr]
+        assert table.modes == tuple(overrides["modes"])  # type: ignore[union-attr]
+    # and another game's house rules are left as they were, nothing drawn
+    blackjack = house_rules("blackjack", rng)
+    assert house_payouts("blackjack", blackjack, payouts) == blackjack
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_world_on_house_rules_plays_its_tables_rules_and_keeps_every_invariant(game: str) -> None:
     # GIVEN three tables on house rules, with the default fault mix
@@ -115,6 +136,28 @@ def test_narrowed_stakes_refuse_the_bets_outside_them() -> None:
     # THEN bets outside a table's limits were refused, a stake's and Baccarat's Banker and Player totals'
     refused = sum((world.bets_refused for world in played), Counter[str]())
     assert refused["table-limit"] >= 1 and refused["banker-limit"] + refused["player-limit"] >= 1, refused
+
+
+def test_a_side_bet_is_refused_after_its_last_round_in_the_shoe_and_taken_before() -> None:
+    # GIVEN Baccarat tables on house rules, some side bets offered only in a shoe's first rounds
+    # WHEN they play 24 rounds
+    played = house_world("max-round-5", "baccarat", rounds=24)
+    # THEN bets on a side bet after its last round were refused, nothing taken
+    assert played.bets_refused["max-round"] >= 1, played.bets_refused
+    # and every side bet settled was placed in a round of its shoe the round's rules offered it in,
+    # some of them in a shoe's first rounds at a table that offers it only there
+    rounds = {str(rnd["round_id"]): rnd for rnd in stored(played, "round")}
+    with played.running():
+        rules = {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+    early = 0
+    for bet in stored(played, "bet"):
+        side = rules[str(bet["round_id"])].side_bets.get(bet["type"])  # type: ignore[union-attr]
+        if side is None or bet["status"] != BetStatus.SETTLED:
+            continue
+        assert side.max_round is None or int(rounds[str(bet["round_id"])]["round_in_shoe"]) <= side.max_round
+        early += side.max_round is not None and side.max_round <= 20
+    assert early >= 1
+    assert played.violations == []
 
 
 def test_new_rules_given_between_rounds_are_played_from_the_next_round_and_refused_while_one_is_in_play() -> None:

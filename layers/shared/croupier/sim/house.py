@@ -15,6 +15,9 @@ What is drawn, by game (each value as likely as the others):
   of them: a player's bet on one the table does not offer is refused);
 - Pok Deng: the special combinations (the spec's five, none, or some of them in their order), and
   what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x);
+- baccarat, apart (:func:`house_payouts`): the Tie paying 8:1 or 9:1, and each side bet offered
+  either in every round of a shoe, up to its default's last round (60), or only in its first 3 to
+  20 (``max_round``), which a simulated shoe reaches: a bet on it later in the shoe is refused;
 - every game, half the time: narrower stakes (a minimum of 1 to 5 units, a maximum of 10 to 40) on
   one or two of its bet types, which refuse some of the players' bets (1 to 50 units); baccarat,
   three times in ten, a limit on how far a player's Banker and Player totals may differ.
@@ -40,6 +43,25 @@ def house_rules(game: str, rng: random.Random) -> dict[str, Any]:
                            for kind in rng.sample(kinds, rng.randint(1, 2))}
     if game == "baccarat" and rng.random() < 0.3:  # how far a player's Banker and Player totals may differ
         drawn[rng.choice(("banker_limit", "player_limit"))] = 100 * rng.randint(5, 40)
+    return drawn
+
+
+def house_payouts(game: str, overrides: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """``overrides`` (a table's house rules), with a baccarat table's Tie payout and its side bets'
+    last rounds in a shoe drawn from ``rng``; another game's as they are (its payouts are drawn in
+    :func:`house_rules`, where it has any to draw)."""
+    if game != "baccarat":
+        return overrides
+    side_bets = dict(overrides.get("side_bets", {}))
+    for name in sorted(default_rules(game).side_bets):  # type: ignore[union-attr]
+        if name in side_bets:  # taken away (null)
+            continue
+        last = rng.choice(("every round", "default", "early"))
+        if last != "default":
+            side_bets[name] = {"max_round": None if last == "every round" else rng.randint(3, 20)}
+    drawn = overrides | {"payouts": {"tie": rng.choice(("8:1", "9:1"))}}
+    if side_bets:
+        drawn["side_bets"] = side_bets
     return drawn
 
 

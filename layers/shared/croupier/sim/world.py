@@ -72,7 +72,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import TRANSACTION_CONFLICT, WRITES, FakeDynamo, Refused, in_flight
-from .house import house_rules
+from .house import house_payouts, house_rules
 from .memory import (
     ACCOUNT,
     BATCHES,
@@ -638,6 +638,9 @@ class World:
         drawn apart."""
         self.stakes_cents: dict[str, bool] = {}
         """Each player's draw: whether their stakes have cents."""
+        self.payout_draws = random.Random(f"{seed}:house-payouts")
+        """On house rules, a baccarat table's Tie payout and its side bets' last rounds in a shoe
+        (:func:`croupier.sim.house.house_payouts`), drawn apart."""
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
@@ -1081,7 +1084,7 @@ class World:
             rules: dict[str, Any] = {"timers": {"countdown": 10, "pause_void": 120, "decision": 6, "insurance": 4,
                                                 "follow": 4}}
             if self.house_rules:
-                rules |= house_rules(self.game, self.house_draws)
+                rules = house_payouts(self.game, rules | house_rules(self.game, self.house_draws), self.payout_draws)
                 if self.game in BLACKJACK:  # shorter timers: the players' answers race them
                     rules["timers"] |= {"decision": self.timer_draws.randint(2, 8),
                                         "insurance": self.timer_draws.randint(2, 5),
@@ -1648,7 +1651,8 @@ class World:
         dealer opens the next: taken while no round is in play, refused once one is."""
         from ..app import tables
 
-        rules = {"timers": table.rules["timers"]} | house_rules(self.game, self.house_draws)
+        rules = house_payouts(self.game, {"timers": table.rules["timers"]} | house_rules(self.game, self.house_draws),
+                              self.payout_draws)
         table.asked.append(rules)
         try:
             self.invoke("tables", lambda: tables.configure_table(table.table_id, rules, None))
