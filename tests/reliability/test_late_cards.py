@@ -21,10 +21,12 @@ import uuid
 
 import pytest
 
-from croupier.app import store, tables
+from croupier.app import rounds, store, tables, workflow
+from croupier.app.errors import StateConflict
 from croupier.app.records import LogEntry, RoundStatus
 from tests.support.direct import Direct, device_event
 from tests.support.harness import TIMERS
+from tests.support.patching import in_this_thread
 
 pytestmark = pytest.mark.reliability
 
@@ -62,6 +64,39 @@ def test_a_card_sent_before_its_round_opened_pauses_the_round_and_leaves_its_han
     assert "before round" in str(rnd.pause_reason)
     assert [e for e in rnd.events if "card" in e] == []
     assert _last_entry(table).state == "pending"
+
+
+def test_a_press_again_starts_the_workflow_of_a_round_a_late_card_paused_before_it_had_one(
+        direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by ``croupier chaos --rounds 20000 --seed 71 --house-rules`` (world 71/66, Deluxe
+    Blackjack, on 857a0d3): an "open round" died after its write, before its workflow started; a
+    card of the round before, voided a moment earlier, came late and paused the new round (closing
+    its betting) before the dealer pressed again. The press started a missing workflow only for a
+    round in betting (decision 0074), so it was refused as "round in play" and nothing else: the
+    round stayed paused for ever (no workflow, so no timer to void it), its table held."""
+    # GIVEN a round whose "open round" died after its write, before its workflow started
+    table = direct.table("baccarat")
+
+    def died(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("the function died before it started the round's workflow")
+
+    in_this_thread(monkeypatch).setattr(workflow, "start_round", died)
+    with pytest.raises(RuntimeError):
+        rounds.start_round(table)
+    round_id = str(store.load_table(table).round_id)
+    # and a card of the round before, sent before this one opened, that pauses it (and closes its betting)
+    direct.scan(table, "9H", sent_at=store.load_round(round_id).created_at - 2000)
+    paused = store.load_round(round_id)
+    assert paused.paused and paused.status == RoundStatus.PLAYING, paused
+    # WHEN the dealer presses "open round" again
+    started: list[str] = []
+    in_this_thread(monkeypatch).setattr(workflow, "start_round", lambda rnd, *_: started.append(rnd) or "")
+    with pytest.raises(StateConflict) as refused:
+        rounds.start_round(table)
+    # THEN the press is refused as "round in play", and it started the round's workflow, whose
+    # timer voids the paused round unless a supervisor resumes it first
+    assert refused.value.reason == "round-in-play"
+    assert started == [round_id]
 
 
 def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct) -> None:

@@ -29,7 +29,7 @@ from . import seamless, store, wallets, workflow
 from .config import settings
 from .engine import rules_of
 from .errors import StateConflict
-from .records import TAKING_BETS, RoundRecord, RoundStatus, TableRecord
+from .records import ACTIVE, TAKING_BETS, RoundRecord, RoundStatus, TableRecord
 from .visibility import pause_words
 
 T = TypeVar("T")
@@ -58,7 +58,7 @@ def start_round(table_id: str) -> RoundRecord:
     def attempt() -> RoundRecord:
         table = store.load_table(table_id)
         if not table.idle:
-            if table.round_status == RoundStatus.BETTING:
+            if table.round_status in ACTIVE:
                 _ensure_workflow(store.load_round(str(table.round_id)))
             raise StateConflict(f"round {table.round_id} is still in play", reason="round-in-play")
         if table.shoe is None:
@@ -96,8 +96,10 @@ def start_round(table_id: str) -> RoundRecord:
 
 
 def _ensure_workflow(round_item: RoundRecord) -> None:
-    """Start the workflow of a round in betting again: the call that opened the round may have
-    died after its write and before its start (a round without a workflow is never settled).
+    """Start the workflow of a round in play again: the call that opened the round may have died
+    after its write and before its start (a round without a workflow is never settled, and a
+    paused one never voided by its timer), and the round may have moved on meanwhile (a late card
+    of the round before pauses it, and so closes its betting: decision 0074).
     Step Functions answers a start with the same name and input as a running execution with that
     execution; one that differs, or has ended, is refused, and then there is nothing to start."""
     try:
