@@ -52,8 +52,9 @@ def test_a_world_with_every_kind_of_fault_plays_its_rounds_and_keeps_every_invar
     # "kept/9", once abandoned calls were, no stray card was scanned, nor in "kept/11" once a write
     # refused by a transaction in flight was redone; in "kept/13", once the other services' calls
     # failed, the supervisor made no pause; in "kept/16", once the Fault state retried a minute
-    # apart, no stray card was scanned)
-    played = world("kept/19", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
+    # apart, no stray card was scanned; in "kept/19", once betting closed half a second before the
+    # countdown's end, no function died late)
+    played = world("kept/37", rates | {"void": 0.05, "stray-card": 0.05}, rounds=40)
     # this seed's world pauses rounds and its supervisor resumes some (paused after their last card too)
     # THEN every round finished (those a lost answer opened too), every invariant held, and the
     # faults happened
@@ -128,10 +129,12 @@ def test_the_report_does_not_depend_on_how_many_processes_play_the_worlds() -> N
 
 
 def test_the_report_says_how_late_the_pushes_came_and_a_failed_one_holds_its_group() -> None:
-    # GIVEN the same short Deluxe run without faults, and with the functions dying now and then
+    # GIVEN one short Deluxe run without faults, and the same with the functions dying now and then
+    # (seed 6: at seed 3, kept until betting closed half a second before the countdown's end on
+    # 2026-12-07, no push came late any more)
     calm = {kind: 0.0 for kind in FAULT_KINDS}
-    quiet, _ = run_chaos(8, 3, calm, per_world=8, tables=2, players=2, shrinking=False, games=("deluxe-blackjack",))
-    rough, _ = run_chaos(8, 3, calm | {"die-before-call": 0.1}, per_world=8, tables=2, players=2, shrinking=False,
+    quiet, _ = run_chaos(8, 6, calm, per_world=8, tables=2, players=2, shrinking=False, games=("deluxe-blackjack",))
+    rough, _ = run_chaos(8, 6, calm | {"die-before-call": 0.1}, per_world=8, tables=2, players=2, shrinking=False,
                          games=("deluxe-blackjack",))
     # THEN without faults every push came within a second
     assert quiet[0].pushes["delivered"] > 100 and quiet[0].pushes["within 1 s"] == quiet[0].pushes["delivered"]
@@ -139,7 +142,7 @@ def test_the_report_says_how_late_the_pushes_came_and_a_failed_one_holds_its_gro
     # AND a push whose delivery failed held its group for the queue's visibility timeout (180 s)
     assert rough[0].faults["die-before-call"] > 0 and rough[0].pushes["after 15 s"] > 0
     assert rough[0].push_longest >= 180
-    text = report(8, 3, calm, rough, [], 8, 2, 1)
+    text = report(8, 6, calm, rough, [], 8, 2, 1)
     assert f"pushes to screens: {rough[0].pushes['delivered']} delivered" in text
 
 
@@ -498,8 +501,9 @@ def test_found_a_card_of_a_voided_round_delivered_late_is_not_the_next_rounds_ca
     # was dealt into that round's first hand. The card now pauses that round instead: it was sent
     # before the round opened (the bus event's time says so). The world kept until 2026-12-06
     # (voids and late deliveries at 0.1) no longer brought a card that far; this one does, its
-    # devices' events now and then first delivered after the queue's visibility timeout
-    late_cards_kept_out(monkeypatch, "late-card/1", "baccarat", {"void": 0.2, "redelivery": 0.05})
+    # devices' events now and then first delivered after the queue's visibility timeout ("late-card/1"
+    # until betting closed half a second before the countdown's end, 2026-12-07, which moved it)
+    late_cards_kept_out(monkeypatch, "late-card/2", "baccarat", {"void": 0.2, "redelivery": 0.05})
 
 
 def test_found_a_late_card_of_an_earlier_round_is_not_a_pok_deng_rounds_burn_card(
@@ -666,8 +670,9 @@ def services_failing(seed: str) -> World:
 def test_found_calls_to_the_other_services_failing_hold_back_no_screen_and_lose_no_push() -> None:
     # GIVEN one call in twenty to Step Functions, SQS, EventBridge, SSM or the screens' connections
     # failing: not sent, sent with its answer timed out, or a batch with some of its entries not taken
-    # WHEN the world plays 30 rounds
-    played = services_failing("services/1")
+    # WHEN the world plays 30 rounds ("services/1" until betting closed half a second before the
+    # countdown's end, 2026-12-07: a round of it was voided)
+    played = services_failing("services/2")
     # THEN every round finished and every invariant held: the push queue emptied (a screen not reached
     # in time no longer fails its whole message: its slot's other screens were held back, minutes
     # at a time, until the message was dead-lettered) and every push message SQS did not take was
@@ -741,7 +746,7 @@ def test_planted_push_failures_as_found_are_reported(monkeypatch: pytest.MonkeyP
     planted = type("NotCaught", (Exception,), {}) if bug == "BotoCoreError" else ignoring_failed_entries
     in_this_thread(monkeypatch).setattr(push, bug, planted)
     # WHEN the world of the test above plays
-    played = services_failing("services/1")
+    played = services_failing("services/2")
     # THEN the simulator says so
     assert any(v.invariant == reported for v in played.violations), [v.detail for v in played.violations]
 
@@ -756,8 +761,9 @@ def pok_deng(seed: str, rates: dict[str, float], rounds: int) -> World:
 
 
 def foreign_cards() -> World:
-    """A Pok Deng world in which every shoe holds a card of another deck, somewhere before the cut card."""
-    return pok_deng("foreign/3", {"foreign-card": 1.0}, rounds=40)
+    """A Pok Deng world in which every shoe holds a card of another deck, somewhere before the cut card
+    ("foreign/3" dealt none once betting closed half a second before the countdown's end, 2026-12-07)."""
+    return pok_deng("foreign/8", {"foreign-card": 1.0}, rounds=40)
 
 
 def refused_rounds_voided(played: World) -> set[str]:
@@ -812,7 +818,9 @@ def test_the_outbox_reads_its_index_behind_its_table_and_loses_nothing() -> None
 def test_a_round_a_failed_press_opened_after_the_last_one_wanted_is_still_dealt() -> None:
     # GIVEN a world of three rounds whose "open round" dies after its write now and then, where the
     # last press that opened a round died so: its round written, its workflow not started
-    played = World("quota/76", Plan(DEFAULT_RATES | AS_FOUND | {"die-after-call": 0.3}), rounds=3, tables=3,
+    # ("quota/76" until betting closed half a second before the countdown's end, 2026-12-07; one world
+    # in a few hundred ends so)
+    played = World("quota/394", Plan(DEFAULT_RATES | AS_FOUND | {"die-after-call": 0.3}), rounds=3, tables=3,
                    players=2, screens=False)
     # WHEN it plays
     played.run()
@@ -852,10 +860,11 @@ def test_found_a_card_numbered_again_that_comes_after_later_cards_voids_its_roun
     Their numbers left no gap to wait at, so the application placed each one hand on, and the
     simulator took the dealer's hand the application showed for a hole card shown. The application
     could not know; it refuses the card when it comes, and the round is voided. Kept here in a
-    smaller world with the same two faults more often."""
+    smaller world with the same two faults more often ("shifted/14" until betting closed half a
+    second before the countdown's end, 2026-12-07)."""
     # GIVEN a Deluxe reader that numbers one card in twenty with a number it used before, and one
     # event in three delivered late
-    played = World("shifted/14", Plan(DEFAULT_RATES | AS_FOUND | {"seq-reuse": 0.05, "late-delivery": 0.3}),
+    played = World("shifted/15", Plan(DEFAULT_RATES | AS_FOUND | {"seq-reuse": 0.05, "late-delivery": 0.3}),
                    rounds=20, tables=2, players=3, game="deluxe-blackjack", screens=False)
     # WHEN 20 rounds are played
     played.run()
@@ -885,13 +894,15 @@ def test_planted_log_that_forgets_a_readers_numbers_is_reported(monkeypatch: pyt
 
 
 def test_a_ninth_copy_burned_at_a_pok_deng_rounds_start_voids_the_round() -> None:
-    # GIVEN world 2/147 of croupier chaos --rounds 50000 --seed 2, its first 115 rounds, as found
-    # (the faults simulated since spared): a Pok Deng round burned a card of another deck, a ninth
-    # copy, which the application refused, pausing the round; the dealer had dealt the first hand's
-    # card already, and its event came late. The world's supervisor resumed the round, as for any
-    # pause, and the application, still waiting for a burn, burned that card: every hand one card on
-    played = World("2/147", Plan(DEFAULT_RATES | {"stale-read": 0.0, "seq-reuse": 0.0}), rounds=115, tables=4,
-                   players=4, game="pok-deng", seamless=1)
+    # found in world 2/147 of croupier chaos --rounds 50000 --seed 2: a Pok Deng round burned a card
+    # of another deck, a ninth copy, which the application refused, pausing the round; the dealer
+    # had dealt the first hand's card already, and its event came late. The world's supervisor
+    # resumed the round, as for any pause, and the application, still waiting for a burn, burned
+    # that card: every hand one card on. That world (kept here, its first 115 rounds, until betting
+    # closed half a second before the countdown's end, 2026-12-07) no longer burns a ninth copy;
+    # GIVEN this one, every shoe holding a card of another deck, which burns one
+    played = World("burned/121", Plan(DEFAULT_RATES | {"stale-read": 0.0, "seq-reuse": 0.0, "foreign-card": 1.0}),
+                   rounds=115, tables=4, players=4, game="pok-deng", seamless=1)
     # WHEN it is played
     played.run()
     # THEN the supervisor voids such a round, as a round dealt a card it had to refuse, and every

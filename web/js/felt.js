@@ -204,7 +204,9 @@ export function bettingFelt(ctx) {
   function draw() {
     const view = ctx.view();
     const busy = ctx.sending();
-    const open = Boolean(view && view.status === "betting" && view.closes_at > Date.now());
+    // betting closes a moment before the countdown the dealer deals from (the server says when)
+    const betsUntil = view ? view.bets_until ?? view.closes_at : 0;
+    const open = Boolean(view && view.status === "betting" && betsUntil > Date.now());
     buildSpots();
     for (const el of spotEls.values()) drawSpot(el, view, open, busy);
     for (const b of chipButtons) {
@@ -227,10 +229,10 @@ export function bettingFelt(ctx) {
     confirmButton.disabled = !open || busy;
     place.toggleAttribute("aria-busy", busy);
     closed.hidden = open;
-    const until = open ? String(view.closes_at) : "";
+    const until = open ? String(betsUntil) : "";
     if (countdown.dataset.shown !== until) {
       countdown.dataset.shown = until;
-      countdown.replaceChildren(h("span", { class: "countdown-label" }, open ? t("felt.countdown") : ""), open ? timer(view.closes_at) || "" : "");
+      countdown.replaceChildren(h("span", { class: "countdown-label" }, open ? t("felt.countdown") : ""), open ? timer(betsUntil) || "" : "");
     }
     countdown.hidden = !open;
     confirm.hidden = !pending;

@@ -19,11 +19,12 @@ export async function lobby(root) {
   const card = (table) => {
     const who = session();
     const roads = table.roads;
-    const open = table.round_status === "betting" && table.closes_at;
+    // betting closes a moment before the countdown the dealer deals from (the server says when)
+    const until = table.round_status === "betting" ? table.bets_until ?? table.closes_at : null;
     return h("article", { class: "table-card", dataset: { table: table.table_id } },
       h("header", {}, h("h2", {}, table.name || table.table_id), h("span", { class: "game" }, gameName(table.game))),
       h("p", { class: "status" }, h("span", { class: `badge ${table.round_status || "idle"}` },
-        term("status", table.round_status || "none")), open ? timer(table.closes_at) : null,
+        term("status", table.round_status || "none")), until ? timer(until) : null,
       table.shoe ? h("span", { class: "muted" }, " ", t("lobby.shoe-round", { n: table.shoe.round_in_shoe ?? "–" })) : null,
       table.shoe?.last_round ? h("span", { class: "tag" }, t("table.last-round")) : null),
       h("p", { class: "limits" }, t("lobby.limits"), " ", table.play.bet_types.slice(0, 3)
@@ -48,7 +49,9 @@ export async function lobby(root) {
     const table = tables.get(event.table_id);
     if (!table) return;
     if (STATUS_OF[event.type]) table.round_status = STATUS_OF[event.type];
-    if (event.type === "round-opened") { table.closes_at = event.closes_at; table.round_id = event.round_id; }
+    if (event.type === "round-opened") {
+      table.closes_at = event.closes_at; table.bets_until = event.bets_until; table.round_id = event.round_id;
+    }
     if (event.type === "roads-updated") table.roads = event.roads;
     if (event.type === "seats-changed" && table.free_seats) {
       const count = table.free_seats.length + Object.keys(table.seats || {}).length;

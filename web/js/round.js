@@ -43,7 +43,8 @@ export class RoundState {
   push(event) {
     if (event.type === "round-opened" && event.round_id !== this.id) {
       this.view = { round_id: event.round_id, table_id: event.table_id, game: event.game, status: "betting",
-                    round_in_shoe: event.round_in_shoe, closes_at: event.closes_at, last_round: event.last_round,
+                    round_in_shoe: event.round_in_shoe, closes_at: event.closes_at, bets_until: event.bets_until,
+                    last_round: event.last_round,
                     seq: event.seq, hands: null, bets: [] };
       this.events = [];
       this.seen = new Set();

@@ -75,7 +75,7 @@ export async function playerTable(root, tableId) {
       h("h1", {}, table.name || table.table_id, h("span", { class: "game" }, gameName(table.game)), " ",
         h("a", { class: "help-link", href: `#/help/${encodeURIComponent(table.table_id)}` }, t("help.link"))),
       view ? h("p", { class: "status" }, h("span", { class: `badge ${view.status}` }, term("status", view.status)),
-        view.status === "betting" && view.closes_at ? timer(view.closes_at) : null,
+        view.status === "betting" && view.closes_at ? timer(view.bets_until ?? view.closes_at) : null,
         " ", t("table.round-of-shoe", { n: view.round_in_shoe ?? "" }),
         view.last_round ? h("span", { class: "tag" }, t("table.last-round")) : null)
         : h("p", { class: "muted" }, t("table.waiting")),

@@ -1,9 +1,10 @@
 """The betting phase: bets placed while the countdown runs, and the close of betting.
 
-Betting ends at the countdown's end time (``closes_at``) by the server's clock, whoever notices it
-first: a bet that arrives after it is refused even if the workflow's close step is late, and the
-close is run by the workflow when its countdown ends or by the dealing function when a card comes
-(:mod:`croupier.app.dealing`); the other finds it done.
+Betting ends half a second before the countdown's end (``closes_at``; the dealer deals from it) by
+the server's clock (:func:`croupier.app.records.bets_until`): a bet that arrives after that is
+refused even if the workflow's close step is late, and the close is run by the workflow when its
+countdown ends or by the dealing function when a card comes (:mod:`croupier.app.dealing`); the
+other finds it done.
 
 The stakes are taken by the round's wallet (:mod:`croupier.app.wallets`) in the write of the bets:
 Croupier's own in the same transaction; an operator's before it, its debit cancelled if the bets'
@@ -21,7 +22,7 @@ from .. import betting
 from ..games.base import Bet
 from . import alerts, keys, store, wallets, workflow
 from .errors import AppError, StateConflict
-from .records import BetRecord, BetStatus, RoundRecord, RoundStatus, bet_from_item, bet_to_item
+from .records import LAST_BET_MS, BetRecord, BetStatus, RoundRecord, RoundStatus, bet_from_item, bet_to_item, bets_until
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -39,15 +40,19 @@ def _taking_bets(rnd: RoundRecord) -> None:
     """Refuse unless the round takes bets: its status, its pause, and the countdown by the clock
     now. A bet reads this at its start and again as late as it can, right before its transaction:
     one checked in time but held up among its reads (or its operator's debit) would be stored after
-    the end, on a seat the dealer, dealing from the end, did not deal. A hold-up between the last
-    look and the transaction itself is not caught: DynamoDB's conditions have no clock
+    the end, on a seat the dealer, dealing from the end, did not deal. Betting closes half a second
+    before the end (:data:`croupier.app.records.LAST_BET_MS`), so that a hold-up between the last
+    look and the transaction's commit has that long: DynamoDB's conditions have no clock
     (``tests/reliability/test_races.py`` says more)."""
     if rnd.status != RoundStatus.BETTING:
         why = "betting is closed: wait for the next round"
     elif rnd.paused:
         why = "the round is paused: betting is closed"
-    elif store.now_ms() >= rnd.closes_at:
+    elif (now := store.now_ms()) >= rnd.closes_at:
         why = "betting is closed: the countdown has ended"
+    elif now >= bets_until(rnd.closes_at):
+        why = (f"betting is closed: it closes {LAST_BET_MS / 1000:g} s before the countdown's end, when the "
+               "dealer starts dealing")
     else:
         return
     raise StateConflict(why, reason="betting-closed")

@@ -24,7 +24,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from . import keys, store, visibility
 from .engine import apply_event, expectation_key, rules_of
 from .lobby import shoe_roads
-from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, TableRecord, bet_from_item
+from .records import BetRecord, LogEntry, RoundRecord, RoundStatus, TableRecord, bet_from_item, bets_until
 from .rounds import timers
 
 VOID = (RoundStatus.VOIDING, RoundStatus.VOIDED)
@@ -60,7 +60,7 @@ def _round_events(old: RoundRecord | None, new: RoundRecord, at: int) -> list[di
     base = {"table_id": new.table_id, "round_id": new.round_id, "at": at}
     if old is None:
         return [{"type": "round-opened", **base, "seq": 0, "game": new.game, "round_in_shoe": new.round_in_shoe,
-                 "closes_at": new.closes_at, "last_round": new.last_round}]
+                 "closes_at": new.closes_at, "bets_until": bets_until(new.closes_at), "last_round": new.last_round}]
     out: list[dict[str, Any]] = []
     old_events, new_events = old.events, new.events
     seq = len(new_events)

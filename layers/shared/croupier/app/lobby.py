@@ -24,7 +24,7 @@ from . import keys, store
 from .identity import Identity
 from .play import play
 from .queries import decode_cursor, encode_cursor, table_view
-from .records import RoundRecord, RoundStatus, TableRecord
+from .records import RoundRecord, RoundStatus, TableRecord, bets_until
 from .rounds import BLACKJACK, table_rules
 
 ROAD_GAMES = ("baccarat", "pok-deng")
@@ -71,7 +71,8 @@ def table_summary(table: TableRecord, who: Identity) -> dict[str, Any]:
     out = table_view(table, who)
     rules = table_rules(table)
     out["limits"] = {kind: {"min": limit.min, "max": limit.max} for kind, limit in rules.limits.items()}
-    out["closes_at"] = table.closes_at if table.round_status == RoundStatus.BETTING else None
+    closes_at = out["closes_at"] = table.closes_at if table.round_status == RoundStatus.BETTING else None
+    out["bets_until"] = None if closes_at is None else bets_until(closes_at)
     if table.game in BLACKJACK:
         taken = {int(seat) for seat in table.seats}
         out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ from . import keys, seamless, store, wallets
 from .engine import rebuild
 from .errors import AppError, Funds, StateConflict
 from .identity import Identity
-from .records import TAKING_BETS, BetRecord, BetStatus, RoundRecord, RoundStatus, TableRecord
+from .records import TAKING_BETS, BetRecord, BetStatus, RoundRecord, RoundStatus, TableRecord, bets_until
 from .visibility import FINANCE, STAFF_ROLES, blocked_view, pause_reason, staff_of
 
 STAFF = STAFF_ROLES
@@ -59,6 +59,7 @@ def round_summary(rnd: RoundRecord, who: Identity) -> dict[str, Any]:
     out = {k: getattr(rnd, k) for k in SUMMARY}
     out["pause_reason"] = pause_reason(rnd, who)
     out["pause_code"] = rnd.pause_code if rnd.paused else None
+    out["bets_until"] = bets_until(rnd.closes_at)
     return out
 
 

@@ -60,6 +60,21 @@ ACTIVE = frozenset({RoundStatus.BETTING, RoundStatus.CLOSING, RoundStatus.PLAYIN
 """Statuses of a round that holds its table: the next round cannot open, the shoe cannot change."""
 FINISHED = frozenset({RoundStatus.SETTLED, RoundStatus.VOIDED})
 """A round in these is over: nothing of it changes again."""
+
+LAST_BET_MS = 500
+"""Betting closes this long before the countdown's end, by the server's clock (decision 0077,
+``docs/decisions``): a bet is stored only if its last look at the clock, right before its
+transaction, found more than this left. Whatever holds a bet up between that look and its commit
+(its request's way to DynamoDB and back, the SDK's retries of it) then has this long before the
+dealer, who deals from the countdown's end, sees which seats to deal: DynamoDB's conditions have
+no clock, so nothing else can keep a bet stored after that out of the round."""
+
+
+def bets_until(closes_at: int) -> int:
+    """When betting closes, for a countdown that ends at ``closes_at`` (:data:`LAST_BET_MS` before)."""
+    return closes_at - LAST_BET_MS
+
+
 REVEALED = frozenset({RoundStatus.SETTLING, RoundStatus.SETTLED, RoundStatus.VOIDING, RoundStatus.VOIDED})
 """Round statuses in which every card of the round is face up."""
 

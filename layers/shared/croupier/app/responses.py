@@ -123,7 +123,10 @@ class TableSummary(TableView):
     """A table of the lobby: the table, the countdown's end, limits, free seats and roads."""
 
     limits: dict[str, Limit] = Field(description="stake limits per bet type, minor units")
-    closes_at: int | None = Field(description="while betting: the countdown's end, ms since the epoch")
+    closes_at: int | None = Field(description="while betting: the countdown's end, ms since the epoch; the dealer "
+                                              "deals from it")
+    bets_until: int | None = Field(default=None, description="while betting: when betting closes, ms since the "
+                                                             "epoch (half a second before the countdown's end)")
     free_seats: list[int] | None = Field(default=None, description="blackjack: the seats no one sits at")
     roads: dict[str, Any] | None = Field(
         description="Baccarat and Pok Deng: the current shoe's roads (bead plate, big road, derived roads, ask "
@@ -185,7 +188,10 @@ class RoundSummary(_Out):
     void_reason: str | None
     last_round: bool | None
     created_at: int = Field(description="ms since the epoch")
-    closes_at: int = Field(description="the end of betting, ms since the epoch (the server's clock)")
+    closes_at: int = Field(description="the countdown's end, ms since the epoch (the server's clock): the dealer "
+                                       "deals from it")
+    bets_until: int = Field(description="when betting closes, ms since the epoch (the server's clock): half a "
+                                        "second before the countdown's end; a bet arriving later is refused")
 
 
 class Expected(_Out):

@@ -15,7 +15,7 @@ from .. import betting
 from ..rules import load_rules
 from . import seamless, store
 from .errors import AppError, StateConflict
-from .records import RoundStatus, TableRecord
+from .records import RoundStatus, TableRecord, bets_until
 from .rounds import BLACKJACK, retry, table_rules
 
 
@@ -71,7 +71,7 @@ def _seat_change(table_id: str, player: str, seat: int,
             return store.save(table)
         rnd = store.load_round(table.round_id) if table.round_id else None
         if (rnd is None or rnd.status != RoundStatus.BETTING or rnd.paused
-                or store.now_ms() >= rnd.closes_at):
+                or store.now_ms() >= bets_until(rnd.closes_at)):
             when = "leave when it is over" if leaving else "sit down when the next round opens"
             raise StateConflict(f"a round is being played: {when}", reason="round-in-play")
         summary = store.player_round(rnd.round_id, player)
