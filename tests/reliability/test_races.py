@@ -411,7 +411,7 @@ def test_a_bet_whose_reads_outlast_the_countdown_is_refused_and_moves_nothing(
     tables.sit(table, 1, ana, "real")
     round_id = direct.start(table)
     closes_at = store.load_round(round_id).closes_at
-    clock, moving = {"now": bets_until(closes_at) - 100}, []
+    clock, moving = {"now": bets_until(closes_at, "deluxe-blackjack") - 100}, []
     read, move = getattr(store, slow), store.move_money
 
     def slow_read(*args: Any) -> Any:
@@ -446,8 +446,9 @@ def test_betting_closes_half_a_second_before_the_countdowns_end(left: int, direc
     the end, on a seat the dealer, dealing from the end, did not deal. Every card after that seat's
     went to the wrong hand, until a player's view showed the dealer a card or the round waited for a
     card the dealer never dealt. **Decision**: betting closes half a second before the countdown's
-    end (``LAST_BET_MS``), so that whatever holds a bet up between its last look and its commit has
-    that long; the players' screens count down to it (``bets_until``)."""
+    end (``LAST_BET_MS``) where the dealer deals once it is over, so that whatever holds a bet up
+    between its last look and its commit has that long; the players' screens count down to it
+    (``bets_until``)."""
     # GIVEN a Deluxe Blackjack round taking bets, its countdown ending ``left`` ms from now
     table = direct.table("deluxe-blackjack", name=f"last-{left}")
     ana = direct.player("ana")
@@ -471,3 +472,18 @@ def test_betting_closes_half_a_second_before_the_countdowns_end(left: int, direc
     # and the round's view says when betting closed
     assert queries.round_summary(store.load_round(round_id), Identity(ana, "player"))["bets_until"] \
         == closes_at - LAST_BET_MS
+
+
+def test_pok_deng_takes_bets_until_the_countdowns_end(direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pok Deng's dealer deals while the countdown runs, face down, and no bet decides where a card
+    goes: the spec takes its bets until the countdown ends, and so does the table."""
+    # GIVEN a Pok Deng round taking bets, its countdown ending 1 ms from now
+    table = direct.table("pok-deng", name="last-pok-deng")
+    ana = direct.player("ana")
+    round_id = direct.start(table)
+    closes_at = store.load_round(round_id).closes_at
+    in_this_thread(monkeypatch).setattr(store, "now_ms", lambda: closes_at - 1)
+    # WHEN a bet comes, THEN it is taken, and the round's view says betting closes at the end
+    direct.bet(table, ana, [{"type": "player-1", "amount": 1000}])
+    assert [b.bet.amount for b in store.round_bets(round_id, store.load_round(round_id).shards)] == [1000]
+    assert queries.round_summary(store.load_round(round_id), Identity(ana, "player"))["bets_until"] == closes_at

@@ -44,8 +44,9 @@ class RoundOpened(_RoundEvent):
     round_in_shoe: int
     closes_at: int
     bets_until: int | None = None
-    """When betting closes, half a second before the countdown's end (``closes_at``), when the dealer
-    starts dealing (absent from events recorded before it was sent)."""
+    """When betting closes: half a second before the countdown's end (``closes_at``), when the dealer
+    starts dealing, but at Pok Deng, whose dealer deals while it runs (absent from events recorded
+    before it was sent)."""
     last_round: bool
 
 

@@ -1,7 +1,7 @@
 """The betting phase: bets placed while the countdown runs, and the close of betting.
 
-Betting ends half a second before the countdown's end (``closes_at``; the dealer deals from it) by
-the server's clock (:func:`croupier.app.records.bets_until`): a bet that arrives after that is
+Betting ends half a second before the countdown's end (``closes_at``; the dealer deals from it; Pok
+Deng: at the end) by the server's clock (:func:`croupier.app.records.bets_until`): a bet that arrives after that is
 refused even if the workflow's close step is late, and the close is run by the workflow when its
 countdown ends or by the dealing function when a card comes (:mod:`croupier.app.dealing`); the
 other finds it done.
@@ -22,7 +22,7 @@ from .. import betting
 from ..games.base import Bet
 from . import alerts, keys, store, wallets, workflow
 from .errors import AppError, StateConflict
-from .records import LAST_BET_MS, BetRecord, BetStatus, RoundRecord, RoundStatus, bet_from_item, bet_to_item, bets_until
+from .records import BetRecord, BetStatus, RoundRecord, RoundStatus, bet_from_item, bet_to_item, bets_until, last_bet_ms
 from .rounds import BLACKJACK, retry, table_rules
 from .settlement import refund_bet, shard_counts
 
@@ -50,9 +50,9 @@ def _taking_bets(rnd: RoundRecord) -> None:
         why = "the round is paused: betting is closed"
     elif (now := store.now_ms()) >= rnd.closes_at:
         why = "betting is closed: the countdown has ended"
-    elif now >= bets_until(rnd.closes_at):
-        why = (f"betting is closed: it closes {LAST_BET_MS / 1000:g} s before the countdown's end, when the "
-               "dealer starts dealing")
+    elif now >= bets_until(rnd.closes_at, rnd.game):
+        why = (f"betting is closed: it closes {last_bet_ms(rnd.game) / 1000:g} s before the countdown's end, "
+               "when the dealer starts dealing")
     else:
         return
     raise StateConflict(why, reason="betting-closed")

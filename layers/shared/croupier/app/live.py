@@ -60,7 +60,8 @@ def _round_events(old: RoundRecord | None, new: RoundRecord, at: int) -> list[di
     base = {"table_id": new.table_id, "round_id": new.round_id, "at": at}
     if old is None:
         return [{"type": "round-opened", **base, "seq": 0, "game": new.game, "round_in_shoe": new.round_in_shoe,
-                 "closes_at": new.closes_at, "bets_until": bets_until(new.closes_at), "last_round": new.last_round}]
+                 "closes_at": new.closes_at, "bets_until": bets_until(new.closes_at, new.game),
+                 "last_round": new.last_round}]
     out: list[dict[str, Any]] = []
     old_events, new_events = old.events, new.events
     seq = len(new_events)

@@ -72,7 +72,7 @@ def table_summary(table: TableRecord, who: Identity) -> dict[str, Any]:
     rules = table_rules(table)
     out["limits"] = {kind: {"min": limit.min, "max": limit.max} for kind, limit in rules.limits.items()}
     closes_at = out["closes_at"] = table.closes_at if table.round_status == RoundStatus.BETTING else None
-    out["bets_until"] = None if closes_at is None else bets_until(closes_at)
+    out["bets_until"] = None if closes_at is None else bets_until(closes_at, table.game)
     if table.game in BLACKJACK:
         taken = {int(seat) for seat in table.seats}
         out["free_seats"] = [seat for seat in range(1, rules.seats + 1) if seat not in taken]  # type: ignore[union-attr]

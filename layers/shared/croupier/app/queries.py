@@ -59,7 +59,7 @@ def round_summary(rnd: RoundRecord, who: Identity) -> dict[str, Any]:
     out = {k: getattr(rnd, k) for k in SUMMARY}
     out["pause_reason"] = pause_reason(rnd, who)
     out["pause_code"] = rnd.pause_code if rnd.paused else None
-    out["bets_until"] = bets_until(rnd.closes_at)
+    out["bets_until"] = bets_until(rnd.closes_at, rnd.game)
     return out
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from ..games import engine_class
 from ..games.base import Bet
 from .keys import (
     TABLES,
@@ -62,17 +63,26 @@ FINISHED = frozenset({RoundStatus.SETTLED, RoundStatus.VOIDED})
 """A round in these is over: nothing of it changes again."""
 
 LAST_BET_MS = 500
-"""Betting closes this long before the countdown's end, by the server's clock (decision 0077,
-``docs/decisions``): a bet is stored only if its last look at the clock, right before its
-transaction, found more than this left. Whatever holds a bet up between that look and its commit
-(its request's way to DynamoDB and back, the SDK's retries of it) then has this long before the
-dealer, who deals from the countdown's end, sees which seats to deal: DynamoDB's conditions have
-no clock, so nothing else can keep a bet stored after that out of the round."""
+"""Where the dealer deals once betting is over, betting closes this long before the countdown's
+end, by the server's clock (decision 0077, ``docs/decisions``): a bet is stored only if its last
+look at the clock, right before its transaction, found more than this left. Whatever holds a bet
+up between that look and its commit (its request's way to DynamoDB and back, the SDK's retries of
+it) then has this long before the dealer, who deals from the countdown's end, sees which seats to
+deal: DynamoDB's conditions have no clock, so nothing else can keep a bet stored after that out of
+the round."""
 
 
-def bets_until(closes_at: int) -> int:
-    """When betting closes, for a countdown that ends at ``closes_at`` (:data:`LAST_BET_MS` before)."""
-    return closes_at - LAST_BET_MS
+def last_bet_ms(game: str) -> int:
+    """How long before the countdown's end betting closes in a round of ``game``: :data:`LAST_BET_MS`
+    where the dealer deals once betting is over; none where the dealer deals while it runs (Pok
+    Deng: the spec takes bets until the countdown ends, no bet decides where a card goes, and the
+    cards stay face down until betting closes)."""
+    return 0 if engine_class(game).deals_during_betting else LAST_BET_MS
+
+
+def bets_until(closes_at: int, game: str) -> int:
+    """When betting closes in a round of ``game`` whose countdown ends at ``closes_at``."""
+    return closes_at - last_bet_ms(game)
 
 
 REVEALED = frozenset({RoundStatus.SETTLING, RoundStatus.SETTLED, RoundStatus.VOIDING, RoundStatus.VOIDED})

@@ -126,7 +126,8 @@ class TableSummary(TableView):
     closes_at: int | None = Field(description="while betting: the countdown's end, ms since the epoch; the dealer "
                                               "deals from it")
     bets_until: int | None = Field(default=None, description="while betting: when betting closes, ms since the "
-                                                             "epoch (half a second before the countdown's end)")
+                                                             "epoch (half a second before the countdown's end; Pok "
+                                                             "Deng: at the end)")
     free_seats: list[int] | None = Field(default=None, description="blackjack: the seats no one sits at")
     roads: dict[str, Any] | None = Field(
         description="Baccarat and Pok Deng: the current shoe's roads (bead plate, big road, derived roads, ask "
@@ -191,7 +192,8 @@ class RoundSummary(_Out):
     closes_at: int = Field(description="the countdown's end, ms since the epoch (the server's clock): the dealer "
                                        "deals from it")
     bets_until: int = Field(description="when betting closes, ms since the epoch (the server's clock): half a "
-                                        "second before the countdown's end; a bet arriving later is refused")
+                                        "second before the countdown's end (Pok Deng: at the end); a bet arriving "
+                                        "later is refused")
 
 
 class Expected(_Out):

@@ -71,7 +71,7 @@ def _seat_change(table_id: str, player: str, seat: int,
             return store.save(table)
         rnd = store.load_round(table.round_id) if table.round_id else None
         if (rnd is None or rnd.status != RoundStatus.BETTING or rnd.paused
-                or store.now_ms() >= bets_until(rnd.closes_at)):
+                or store.now_ms() >= bets_until(rnd.closes_at, rnd.game)):
             when = "leave when it is over" if leaving else "sit down when the next round opens"
             raise StateConflict(f"a round is being played: {when}", reason="round-in-play")
         summary = store.player_round(rnd.round_id, player)

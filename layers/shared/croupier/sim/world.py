@@ -63,7 +63,7 @@ from ..app import aws, config, keys, operators, seamless, store
 from ..app.clock import VirtualClock, using
 from ..app.config import Settings, settings
 from ..app.events import CONSOLE, READER, source_of
-from ..app.records import FINISHED, LAST_BET_MS, RoundRecord, RoundStatus, bet_from_item
+from ..app.records import FINISHED, RoundRecord, RoundStatus, bet_from_item, last_bet_ms
 from ..betting import BLACKJACK_GAMES as BLACKJACK
 from ..cards import BURN_VALUE
 from ..errors import CroupierError
@@ -507,10 +507,10 @@ class Violation:
     round_id: str | None = None
 
 
-def _bets_end(closes_at: float) -> float:
-    """When betting closes (virtual seconds), for a countdown that ends at ``closes_at``
-    (:func:`croupier.app.records.bets_until`)."""
-    return closes_at - LAST_BET_MS / 1000
+def _bets_end(closes_at: float, game: str) -> float:
+    """When betting closes (virtual seconds) in a round of ``game`` whose countdown ends at
+    ``closes_at`` (:func:`croupier.app.records.bets_until`)."""
+    return closes_at - last_bet_ms(game) / 1000
 
 
 def _pushed_as(group: str, body: str) -> tuple[str, str]:
@@ -1272,7 +1272,7 @@ class World:
         key = f"{round_id}/{player}" if table.players.index(player) + 1 == seat else f"{round_id}/{player}/{seat}"
         late = self.faults.roll("late-bet", key) is not None
         # the players' screens count down to betting's end, half a second before the countdown's
-        ends = _bets_end(closes_at)
+        ends = _bets_end(closes_at, self.game)
         when = self.rng.uniform(ends, ends + 2.0) if late else self.rng.uniform(now, ends - 0.1)
         if self.game in BLACKJACK:
             wanted: list[dict[str, Any]] = [
@@ -1307,7 +1307,7 @@ class World:
                   for seat in seats]
         if rail.random() < 1 / 3:
             wanted.append({"type": "pair", "seat": seats[0], "amount": self._stake(player, rail.randint(1, 5))})
-        self.at(rail.uniform(self.clock.monotonic(), _bets_end(closes_at) - 0.1), f"{player} bets {wanted}",
+        self.at(rail.uniform(self.clock.monotonic(), _bets_end(closes_at, self.game) - 0.1), f"{player} bets {wanted}",
                 lambda: self._bet(table, player, wanted, f"{round_id}/{player}", False))
 
     def _bet(self, table: TableAtWorld, player: str, wanted: list[dict[str, Any]], key: str, late: bool,
