@@ -487,6 +487,10 @@ class TableAtWorld:
         """The table's rule overrides are now ``rules`` (as created, or an operator's change taken)."""
         self.rules, self.modes = rules, tuple(rules.get("modes", ()))
 
+    def everyone(self) -> list[str]:
+        """The table's players, once each: the seated ones in seat order, then the one seated nowhere."""
+        return list(dict.fromkeys([*self.players, *filter(None, [self.railbird])]))
+
 
 @dataclass(order=True)
 class _Step:
@@ -1090,7 +1094,7 @@ class World:
             rules: dict[str, Any] = {"timers": {"countdown": 10, "pause_void": 120, "decision": 6, "insurance": 4,
                                                 "follow": 4}}
             if self.house_rules:
-                rules = house_payouts(self.game, rules | house_rules(self.game, self.house_draws), self.payout_draws)
+                rules = self._house_rules(rules)
                 if self.game in BLACKJACK:  # shorter timers: the players' answers race them
                     rules["timers"] |= {"decision": self.timer_draws.randint(2, 8),
                                         "insurance": self.timer_draws.randint(2, 5),
@@ -1117,13 +1121,18 @@ class World:
             if table.railbird is not None:
                 self._open_wallet(table.railbird, on_operator, self._opening_balance(self.railbirds))
             if self.house_rules:
-                for player in dict.fromkeys([*players, *filter(None, [table.railbird])]):
+                for player in table.everyone():
                     if player not in self.stakes_cents:
                         self.stakes_cents[player] = self.cents.random() < ODD_STAKES_CHANCE
                         self.players_drawn["staking cents"] += self.stakes_cents[player]
             self.at(self.clock.monotonic() + number * 0.5, f"{table_id}: new shoe", partial(self._new_shoe, table))
         if self.seamless_tables:
             self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
+
+    def _house_rules(self, base: dict[str, Any]) -> dict[str, Any]:
+        """``base`` with a table's house rules drawn (:func:`croupier.sim.house.house_rules`), then a
+        baccarat table's payouts, from their own generator (:func:`croupier.sim.house.house_payouts`)."""
+        return house_payouts(self.game, base | house_rules(self.game, self.house_draws), self.payout_draws)
 
     def _stake(self, player: str, units: int) -> int:
         """A stake of ``units`` units (minor units: a hundred each), and some cents if the player
@@ -1659,8 +1668,7 @@ class World:
         dealer opens the next: taken while no round is in play, refused once one is."""
         from ..app import tables
 
-        rules = house_payouts(self.game, {"timers": table.rules["timers"]} | house_rules(self.game, self.house_draws),
-                              self.payout_draws)
+        rules = self._house_rules({"timers": table.rules["timers"]})
         table.asked.append(rules)
         try:
             self.invoke("tables", lambda: tables.configure_table(table.table_id, rules, None))
@@ -1861,8 +1869,7 @@ class World:
 
         screens = self.watching.setdefault(table.table_id, [])
         if not screens:
-            screens.extend(("", Identity(player, "player"))
-                           for player in dict.fromkeys([*table.players, *([table.railbird] if table.railbird else [])]))
+            screens.extend(("", Identity(player, "player")) for player in table.everyone())
             screens.append(("", Identity(f"supervisor-{table.table_id}", "supervisor")))
         for i, (connection_id, who) in enumerate(screens):
             if connection_id and connection_id not in self.screens.closed:
