@@ -38,7 +38,7 @@ from croupier.rules import (
     load_rules,
 )
 from croupier.shoe import CardUse, Shoe, ShoePhase
-from croupier.sim.house import house_payouts, house_rules
+from croupier.sim.house import house_apart, house_rules
 
 # common.md: ranks A 2 3 4 5 6 7 8 9 T J Q K, suits S H D C.
 SPEC_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
@@ -557,7 +557,7 @@ def test_a_side_bet_given_null_is_not_offered() -> None:
 def test_rules_as_overrides_give_the_same_rules_back(game: str) -> None:
     """What a round stores of its rules (``as_overrides``) loads as the rules it played: a side bet
     the table took away stays away (left out of the overrides, the merge would offer it again)."""
-    drawn = [house_payouts(game, house_rules(game, random.Random(seed)), random.Random(-seed)) for seed in range(60)]
+    drawn = [house_apart(game, house_rules(game, random.Random(seed)), random.Random(-seed)) for seed in range(60)]
     if game == "baccarat":
         # side bets taken away: none to all; the others' last rounds in a shoe drawn
         assert {sum(side is None for side in d.get("side_bets", {}).values()) for d in drawn} == {0, 1, 2, 3}

@@ -17,7 +17,7 @@ from croupier.app.records import BetRecord, BetStatus, RoundRecord
 from croupier.app.rounds import table_rules
 from croupier.rules import default_rules, load_rules
 from croupier.sim.chaos import Job, Outcome, play, report, run_chaos
-from croupier.sim.house import house_payouts, house_rules
+from croupier.sim.house import OWN_COMBINATIONS, house_apart, house_rules
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support.patching import in_this_thread
 
@@ -88,25 +88,48 @@ def test_every_house_rule_drawn_is_a_valid_table_and_every_choice_comes_up(game:
     assert drawn == [house_rules(game, again) for _ in range(200)]
 
 
-def test_a_baccarat_tables_tie_payout_and_side_bets_last_rounds_are_drawn_apart() -> None:
-    # GIVEN a generator; WHEN 200 baccarat tables' house rules and then their payouts are drawn
-    rng, payouts = random.Random("house/payouts"), random.Random("house/payouts/apart")
-    rules = [house_rules("baccarat", rng) for _ in range(200)]
-    drawn = [house_payouts("baccarat", overrides, payouts) for overrides in rules]
-    tables = [load_rules("baccarat", overrides) for overrides in drawn]
-    # THEN each is a valid table: the Tie pays 8:1 or 9:1, each side bet offered is offered in every
-    # round of a shoe, up to its default's last round, or only in its first 3 to 20; one taken away
-    # stays away, and the house rules drawn before are kept
-    assert {t.payouts.tie for t in tables} == {Fraction(8), Fraction(9)}  # type: ignore[union-attr]
-    last = {side.max_round for t in tables for side in t.side_bets.values()}  # type: ignore[union-attr]
-    assert {None, 60} < last and last - {None, 60} <= set(range(3, 21)) and len(last) > 10, last
+@pytest.mark.parametrize("game", GAMES)
+def test_the_rules_drawn_apart_are_valid_tables_keep_the_house_rules_and_every_choice_comes_up(game: str) -> None:
+    # GIVEN a generator; WHEN 200 tables' house rules and then the rules drawn apart are drawn
+    rng, apart = random.Random(f"house/apart/{game}"), random.Random(f"house/apart/{game}/apart")
+    rules = [house_rules(game, rng) for _ in range(200)]
+    drawn = [house_apart(game, overrides, apart) for overrides in rules]
+    tables = [load_rules(game, overrides) for overrides in drawn]
+    # THEN each is a valid table that keeps the house rules drawn before
     for overrides, table in zip(rules, tables, strict=True):
-        taken_away = {name for name, side in overrides.get("side_bets", {}).items() if side is None}
-        assert taken_away.isdisjoint(table.side_bets)  # type: ignore[union-attr]
-        assert table.modes == tuple(overrides["modes"])  # type: ignore[union-attr]
-    # and another game's house rules are left as they were, nothing drawn
-    blackjack = house_rules("blackjack", rng)
-    assert house_payouts("blackjack", blackjack, payouts) == blackjack
+        before = load_rules(game, overrides)
+        kept = [name for name in overrides if name not in ("side_bets", "payouts", "special_combinations")]
+        assert all(getattr(table, name) == getattr(before, name) for name in kept), overrides
+    if game == "baccarat":
+        # the Tie pays 8:1 or 9:1, each side bet offered is offered in every round of a shoe, up to its
+        # default's last round, or only in its first 3 to 20; one taken away stays away
+        assert {t.payouts.tie for t in tables} == {Fraction(8), Fraction(9)}  # type: ignore[union-attr]
+        last = {side.max_round for t in tables for side in t.side_bets.values()}  # type: ignore[union-attr]
+        assert {None, 60} < last and last - {None, 60} <= set(range(3, 21)) and len(last) > 10, last
+        for overrides, table in zip(rules, tables, strict=True):
+            taken_away = {name for name, side in overrides.get("side_bets", {}).items() if side is None}
+            assert taken_away.isdisjoint(table.side_bets)  # type: ignore[union-attr]
+    elif game == "pok-deng":
+        # a special pattern's win pays 2:1 or 3:1, the Pair 11:1 or 10:1; the combinations drawn before
+        # are all there, now and then in another order, now and then with one of the operator's own
+        assert {t.payouts.win_special for t in tables} == {Fraction(2), Fraction(3)}  # type: ignore[union-attr]
+        assert {t.payouts.pair for t in tables} == {Fraction(11), Fraction(10)}  # type: ignore[union-attr]
+        own = {combo["name"] for combo in OWN_COMBINATIONS}
+        orders: Counter[str] = Counter()
+        for overrides, table in zip(rules, tables, strict=True):
+            names = [c.name for c in table.special_combinations]  # type: ignore[union-attr]
+            assert len([n for n in names if n in own]) <= 1
+            theirs = [n for n in names if n not in own]
+            assert sorted(theirs) == sorted(overrides["special_combinations"])
+            assert table.payouts.lose_special == overrides["payouts"]["lose_special"]  # type: ignore[union-attr]
+            orders["own"] += len(names) > len(theirs)
+            orders["reordered"] += theirs != overrides["special_combinations"]
+        assert 20 < orders["own"] < 80 and 10 < orders["reordered"] < 80, orders
+    else:  # the rounds an idle seat is kept: 0 to 3
+        assert {t.idle_seat_rounds for t in tables} == {0, 1, 2, 3}  # type: ignore[union-attr]
+    # and a generator of the same seed draws the same
+    again = random.Random(f"house/apart/{game}/apart")
+    assert drawn == [house_apart(game, overrides, again) for overrides in rules]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -195,8 +218,9 @@ def short_doubles(played: World) -> list[str]:
 def test_a_double_the_balance_does_not_cover_is_followed_by_the_dealer_as_the_round_plays_it() -> None:
     # GIVEN classic Blackjack tables on house rules, a player in four short of funds (20 to 200 units)
     # WHEN they play 16 rounds
-    # ("short-funded-3" until betting closed half a second before the countdown's end, 2026-12-07)
-    played = house_world("short-funded-58", "blackjack", rounds=16)
+    # ("short-funded-3" until betting closed half a second before the countdown's end, 2026-12-07;
+    # "short-funded-58" until the tables drew how long an idle seat is kept)
+    played = house_world("short-funded-66", "blackjack", rounds=16)
     # THEN a player asked for a double or a split the balance did not cover, and nothing is wrong:
     # the dealer dealt what the round made of it (a hit, a stand) as the console showed, every card
     # in the hand it was dealt to (the simulated dealer once followed such a double as a double: its
@@ -258,6 +282,56 @@ def test_players_seated_nowhere_bet_behind_at_the_classic_table_and_answer_their
                if (event.get("action") or {}).get("player") in seated_nowhere}
     assert "insurance" in answers and answers & {"follow-double", "follow-split"}, answers
     assert played.violations == []
+
+
+def pok_deng_player_wins(played: World) -> list[tuple[str, dict[str, Any], Any, Fraction]]:
+    """Each settled Player N bet that won: its hand, the rules its round played, and what it won per
+    unit of its stake."""
+    wins = []
+    with played.running():
+        for rnd in stored(played, "round"):
+            if rnd["status"] != "settled":
+                continue
+            rules = engine.rules_of(RoundRecord.from_item(rnd))
+            hands = rnd["settlement"]["hands"]
+            for bet in stored(played, "bet"):
+                result = bet.get("result") or {}
+                if bet["round_id"] == rnd["round_id"] and not bet["type"].endswith("-pair") and result.get(
+                        "outcome") == "win":
+                    hand = hands[bet["type"].replace("player", "hand")]
+                    wins.append((str(bet["bet_id"]), {**hand, "banker": hands["banker"]}, rules,
+                                 Fraction(int(result["net"]), int(bet["amount"]))))
+    return wins
+
+
+def spec_rate(hand: dict[str, Any], rules: Any) -> Fraction:
+    """What a Player N win pays, by ``pok-deng.md``'s payout table and its exceptions, in order: 8 or 9
+    points with a pattern pays the special rate always; else a Banker of 0 or 6 points (not a special
+    combination) makes any win 1:1; else a pattern pays the special rate."""
+    banker = hand["banker"]
+    if hand["points"] >= 8 and hand["pattern"]:
+        return Fraction(rules.payouts.win_special)
+    if banker["combination"] is None and banker["points"] in (0, 6):
+        return Fraction(rules.payouts.win)
+    return Fraction(rules.payouts.win_special if hand["pattern"] else rules.payouts.win)
+
+
+def test_pok_deng_tables_pay_their_own_special_rate_and_rank_their_own_combinations() -> None:
+    # GIVEN Pok Deng tables on house rules: a special pattern's win paying 2:1 or 3:1, the special
+    # combinations in an order of their own, one of the operator's own among them at some table
+    # WHEN they play 24 rounds
+    played = house_world("own-combination-3", "pok-deng", rounds=24)
+    assert played.violations == []
+    wins = pok_deng_player_wins(played)
+    # THEN every Player N win was paid what the spec's payout table says at its table's rates
+    wrong = [(bet_id, hand, rate, spec_rate(hand, rules)) for bet_id, hand, rules, rate in wins
+             if rate != spec_rate(hand, rules)]
+    assert wins and wrong == []
+    # among them wins at 3:1 and at 2:1, and a hand of one of the operator's own combinations won as
+    # such (its combination named in the settlement), ranking above the Banker's 7 points or fewer
+    assert {rate for *_, rate in wins} >= {Fraction(1), Fraction(2), Fraction(3)}
+    own = {combo["name"] for combo in OWN_COMBINATIONS}
+    assert [bet_id for bet_id, hand, _, _ in wins if hand["combination"] in own], "no own combination won"
 
 
 def rounded_down(played: World) -> list[tuple[int, int, Fraction]]:

@@ -15,9 +15,14 @@ What is drawn, by game (each value as likely as the others):
   of them: a player's bet on one the table does not offer is refused);
 - Pok Deng: the special combinations (the spec's five, none, or some of them in their order), and
   what a Player N bet loses to the Banker's special hand (2x, or 3x with a reservation of 3x);
-- baccarat, apart (:func:`house_payouts`): the Tie paying 8:1 or 9:1, and each side bet offered
+- apart (:func:`house_apart`, from a generator of their own, so that adding them left the tables
+  drawn before as they were): a baccarat table's Tie paying 8:1 or 9:1, and each side bet offered
   either in every round of a shoe, up to its default's last round (60), or only in its first 3 to
-  20 (``max_round``), which a simulated shoe reaches: a bet on it later in the shoe is refused;
+  20 (``max_round``), which a simulated shoe reaches: a bet on it later in the shoe is refused; a
+  Pok Deng table's win with a special pattern paying 2:1 or 3:1 and its Pair 11:1 or 10:1, its
+  special combinations in another order one time in four and, one time in four, one of the
+  operator's own (:data:`OWN_COMBINATIONS`) among them; a blackjack table's rounds an idle seat is
+  kept (``idle_seat_rounds``, 0 to 3, where the games' defaults are 0 and 1);
 - every game, half the time: narrower stakes (a minimum of 1 to 5 units, a maximum of 10 to 40) on
   one or two of its bet types, which refuse some of the players' bets (1 to 50 units); baccarat,
   three times in ten, a limit on how far a player's Banker and Player totals may differ.
@@ -46,14 +51,27 @@ def house_rules(game: str, rng: random.Random) -> dict[str, Any]:
     return drawn
 
 
-def house_payouts(game: str, overrides: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """``overrides`` (a table's house rules), with a baccarat table's Tie payout and its side bets'
-    last rounds in a shoe drawn from ``rng``; another game's as they are (its payouts are drawn in
-    :func:`house_rules`, where it has any to draw)."""
-    if game != "baccarat":
-        return overrides
+OWN_COMBINATIONS: tuple[dict[str, Any], ...] = (
+    {"name": "sevens", "ranks": ["7", "7"], "same_rank": True},
+    {"name": "ace-and-two", "ranks": ["A", "2"]},
+)
+"""Special combinations of an operator's own that a Pok Deng table may add to its list (a pair of
+7s, worth 4 points; an Ace and a 2, worth 3): combinations written out, not the spec's."""
+
+
+def house_apart(game: str, overrides: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """``overrides`` (a table's house rules) with the rules drawn apart from them, from ``rng``
+    (the module's docstring lists them, by game)."""
+    if game == "baccarat":
+        return _baccarat_apart(overrides, rng)
+    if game == "pok-deng":
+        return _pok_deng_apart(overrides, rng)
+    return overrides | {"idle_seat_rounds": rng.randint(0, 3)}
+
+
+def _baccarat_apart(overrides: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     side_bets = dict(overrides.get("side_bets", {}))
-    for name in sorted(default_rules(game).side_bets):  # type: ignore[union-attr]
+    for name in sorted(default_rules("baccarat").side_bets):  # type: ignore[union-attr]
         if name in side_bets:  # taken away (null)
             continue
         last = rng.choice(("every round", "default", "early"))
@@ -63,6 +81,17 @@ def house_payouts(game: str, overrides: dict[str, Any], rng: random.Random) -> d
     if side_bets:
         drawn["side_bets"] = side_bets
     return drawn
+
+
+def _pok_deng_apart(overrides: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    payouts = {**overrides.get("payouts", {}), "win_special": rng.choice(("2:1", "3:1")),
+               "pair": rng.choice(("11:1", "10:1"))}
+    combinations = list(overrides.get("special_combinations", SPECIAL_COMBINATIONS))
+    if rng.random() < 0.25:
+        rng.shuffle(combinations)
+    if rng.random() < 0.25:
+        combinations.insert(rng.randint(0, len(combinations)), dict(rng.choice(OWN_COMBINATIONS)))
+    return overrides | {"payouts": payouts, "special_combinations": combinations}
 
 
 def _game_rules(game: str, rng: random.Random) -> dict[str, Any]:

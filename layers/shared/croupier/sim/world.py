@@ -72,7 +72,7 @@ from ..games.base import CardFor, DecisionFor, FollowWindow, InsuranceWindow, Ro
 from ..local import template as tpl
 from .asl import Failure, TaskDoesNotExist, Workflows
 from .dynamo import TRANSACTION_CONFLICT, WRITES, FakeDynamo, Refused, in_flight
-from .house import house_payouts, house_rules
+from .house import house_apart, house_rules
 from .memory import (
     ACCOUNT,
     BATCHES,
@@ -648,9 +648,10 @@ class World:
         drawn apart."""
         self.stakes_cents: dict[str, bool] = {}
         """Each player's draw: whether their stakes have cents."""
-        self.payout_draws = random.Random(f"{seed}:house-payouts")
-        """On house rules, a baccarat table's Tie payout and its side bets' last rounds in a shoe
-        (:func:`croupier.sim.house.house_payouts`), drawn apart."""
+        self.apart_draws = random.Random(f"{seed}:house-payouts")  # named when it drew payouts only
+        """On house rules, the rules drawn apart from the others: a baccarat table's Tie payout and
+        its side bets' last rounds in a shoe, a Pok Deng table's payouts and special combinations, a
+        blackjack table's idle seats (:func:`croupier.sim.house.house_apart`)."""
         self.house_draws = random.Random(f"{seed}:house-rules")
         """The draws of the house rules, of the operator's changes to them and of the Banker bets'
         modes, apart."""
@@ -1130,9 +1131,9 @@ class World:
             self.at(self.clock.monotonic() + SWEEP_EVERY, "the outbox's sweeper", self._sweep)
 
     def _house_rules(self, base: dict[str, Any]) -> dict[str, Any]:
-        """``base`` with a table's house rules drawn (:func:`croupier.sim.house.house_rules`), then a
-        baccarat table's payouts, from their own generator (:func:`croupier.sim.house.house_payouts`)."""
-        return house_payouts(self.game, base | house_rules(self.game, self.house_draws), self.payout_draws)
+        """``base`` with a table's house rules drawn (:func:`croupier.sim.house.house_rules`), then the rules
+        drawn apart, from their own generator (:func:`croupier.sim.house.house_apart`)."""
+        return house_apart(self.game, base | house_rules(self.game, self.house_draws), self.apart_draws)
 
     def _stake(self, player: str, units: int) -> int:
         """A stake of ``units`` units (minor units: a hundred each), and some cents if the player
