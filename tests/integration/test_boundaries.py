@@ -814,7 +814,7 @@ def test_a_withdrawal_that_keeps_losing_its_race_is_a_409_and_moves_nothing(aren
 
     key = uuid.uuid4().hex
     with monkeypatch.context() as patch:
-        patch.setattr(store, "client", lambda: Racing(real_client()))
+        patch.setattr(store, "client", lambda at_once=False: Racing(real_client()))
         reply = arena.api.request("POST", f"/wallets/{player}/withdrawals", {"amount": 1000}, token=operator, key=key)
     assert lost, "the withdrawal never reached its transaction"
     assert_refused(reply, 409)

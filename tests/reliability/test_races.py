@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from botocore.exceptions import EndpointConnectionError
 
 from croupier.app import api, bets, decisions, queries, steps, store, supervision, tables
 from croupier.app.errors import Funds, StateConflict
@@ -472,6 +473,67 @@ def test_betting_closes_half_a_second_before_the_countdowns_end(left: int, direc
     # and the round's view says when betting closed
     assert queries.round_summary(store.load_round(round_id), Identity(ana, "player"))["bets_until"] \
         == closes_at - LAST_BET_MS
+
+
+class Unreachable:
+    """A client's DynamoDB out of reach for its first ``times`` transactions (botocore's
+    ``before-send``, first of its handlers: the request reaches no stack; the SDK retries such an
+    attempt as it retries a throttled one), then reached; each attempt the SDK makes is counted."""
+
+    def __init__(self, client: Any, times: int) -> None:
+        self.client, self.times, self.sent = client, times, 0
+        client.meta.events.register_first("before-send.dynamodb.TransactWriteItems", self)
+
+    def __call__(self, request: Any, **_: Any) -> None:
+        self.sent += 1
+        if self.sent <= self.times:
+            raise EndpointConnectionError(endpoint_url=request.url)
+
+    def close(self) -> None:
+        self.client.meta.events.unregister("before-send.dynamodb.TransactWriteItems", self)
+
+
+def test_a_bets_write_is_sent_once_and_one_that_fails_is_refused_not_stored_later(
+        direct_on_stack: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The half second before the countdown's end (decision 0077) covers a bet's transaction, not
+    the SDK's retries of it: by default it retries a throttled DynamoDB write up to ten times, backing
+    off from 50 ms, which could store a bet seconds after it looked at the clock, on a seat the dealer
+    did not deal. A bet's transaction is sent once (``store.AT_ONCE``): if that fails, it is refused to
+    the caller, whose retry (the same idempotency key) looks at the clock again."""
+    direct = direct_on_stack
+    # GIVEN the SDK's default client retries a transaction it could not send (the mechanism this
+    # test relies on)
+    plain = Unreachable(store.client(), times=2)
+    try:
+        store.write([store.versioned_put({"pk": f"TEST#{uuid.uuid4().hex}", "sk": "sdk-retries"}, None)])
+    finally:
+        plain.close()
+    assert plain.sent == 3  # two not sent, the third stored
+    # AND a Deluxe Blackjack round taking bets, the database out of reach of every transaction
+    table = direct.table("deluxe-blackjack", name="unreachable")
+    ana = direct.player("ana")
+    tables.sit(table, 1, ana, "real")
+    round_id = direct.start(table)
+    closes_at = store.load_round(round_id).closes_at
+    in_this_thread(monkeypatch).setattr(store, "now_ms", lambda: closes_at - 2000)
+    unreachable = Unreachable(store.client(at_once=True), times=10)
+    bet, key = [{"type": "seat", "seat": 1, "amount": 1000}], uuid.uuid4().hex
+    try:
+        # WHEN a player bets 2 s before the end, THEN the bets' transaction is tried once and fails
+        with pytest.raises(EndpointConnectionError):
+            direct.bet(table, ana, bet, key)
+    finally:
+        unreachable.close()
+    assert unreachable.sent == 1
+    assert store.round_bets(round_id, store.load_round(round_id).shards) == []
+    assert store.balance_of(ana) == START
+    # WHEN the player's screen retries with the same key in the last half second, THEN it is refused
+    in_this_thread(monkeypatch).setattr(store, "now_ms", lambda: closes_at - LAST_BET_MS)
+    with pytest.raises(StateConflict) as closed:
+        direct.bet(table, ana, bet, key)
+    assert closed.value.reason == "betting-closed"
+    assert store.round_bets(round_id, store.load_round(round_id).shards) == []
+    assert store.balance_of(ana) == START
 
 
 def test_pok_deng_takes_bets_until_the_countdowns_end(direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:

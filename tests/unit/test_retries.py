@@ -174,7 +174,7 @@ def wallets(monkeypatch: pytest.MonkeyPatch) -> Any:
         patch.setattr(store, "settings", lambda: SimpleNamespace(wallet_table="wallets", game_table="game"))
         patch.setattr(store, "wallet_table", lambda: "wallets")
         patch.setattr(store, "get", fake.get)
-        patch.setattr(store, "client", lambda: fake)
+        patch.setattr(store, "client", lambda at_once=False: fake)
         return fake
     return install
 

@@ -133,7 +133,8 @@ def place_bets(table_id: str, player: str, account_kind: str, requests: Sequence
                     store.still_betting(round_id)]
 
         _taking_bets(rnd)  # the reads above took time: again before the money moves (the operator's debit)
-        wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets")
+        # sent once: the SDK retrying a throttled write could store the bets after betting closed
+        wallet.take(player, table_id, round_id, stakes, kind="bet", changes=changes, what="these bets", at_once=True)
         accepted = [by_id[c.bet.id] for c in placement.changes]
         alerts.count("BetsPlaced", len(accepted))
         return {"round_id": round_id, "bets": accepted, "replayed": False}

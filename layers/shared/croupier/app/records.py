@@ -66,10 +66,10 @@ LAST_BET_MS = 500
 """Where the dealer deals once betting is over, betting closes this long before the countdown's
 end, by the server's clock (decision 0077, ``docs/decisions``): a bet is stored only if its last
 look at the clock, right before its transaction, found more than this left. Whatever holds a bet
-up between that look and its commit (its request's way to DynamoDB and back, the SDK's retries of
-it) then has this long before the dealer, who deals from the countdown's end, sees which seats to
-deal: DynamoDB's conditions have no clock, so nothing else can keep a bet stored after that out of
-the round."""
+up between that look and its commit (its one request's way to DynamoDB, sent without the SDK's
+retries: ``store.AT_ONCE``) then has this long before the dealer, who deals from the countdown's
+end, sees which seats to deal: DynamoDB's conditions have no clock, so nothing else can keep a bet
+stored after that out of the round."""
 
 
 def last_bet_ms(game: str) -> int:

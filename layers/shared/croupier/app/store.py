@@ -48,6 +48,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar, cast
 
+from botocore.config import Config
 from botocore.exceptions import ClientError
 from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
@@ -181,9 +182,27 @@ def _table(name: str) -> Any:
 
 _generation = [0]
 
+AT_ONCE = Config(connect_timeout=0.25, read_timeout=2, retries={"mode": "standard", "total_max_attempts": 1})
+"""A client for a write that is checked against the clock right before it is sent (a bet, against
+the end of betting: ``records.LAST_BET_MS``, half a second before the countdown's): one attempt,
+never retried by the SDK, sent within a quarter of a second or not at all. The SDK's own retries of
+a throttled write (in its default mode, up to ten attempts for DynamoDB, 50 ms apart and doubling)
+and its default connect timeout (a minute) could store it seconds after the moment it was checked
+against; this way it is stored within one request's time or refused, and its caller's retry (a
+player's screen retries with the same idempotency key) looks at the clock again. (A read that times
+out after the request went says nothing of the write: the retry finds it stored, or not.)"""
 
-def client() -> Any:
-    return _resource().meta.client
+
+def client(*, at_once: bool = False) -> Any:
+    """The DynamoDB client of this thread's resource (it takes and gives Python values); with
+    ``at_once``, the one configured :data:`AT_ONCE`. A stand-in's is its own (it retries nothing)."""
+    if not at_once or aws.stand_in() is not None:
+        return _resource().meta.client
+    resource = getattr(_local, "at_once", None)
+    if resource is None or getattr(_local, "at_once_generation", None) != _generation[0]:
+        resource = _local.at_once = boto3.resource("dynamodb", config=AT_ONCE)
+        _local.at_once_generation = _generation[0]
+    return resource.meta.client
 
 
 def game_table() -> Any:
@@ -315,10 +334,11 @@ def scan_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def write(ops: Sequence[dict[str, Any]]) -> None:
-    """One DynamoDB transaction; any condition failing is a :class:`Conflict` (nothing written)."""
+def write(ops: Sequence[dict[str, Any]], *, at_once: bool = False) -> None:
+    """One DynamoDB transaction; any condition failing is a :class:`Conflict` (nothing written).
+    ``at_once``: sent once, without the SDK's retries (:data:`AT_ONCE`)."""
     try:
-        client().transact_write_items(TransactItems=list(ops))
+        client(at_once=at_once).transact_write_items(TransactItems=list(ops))
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "TransactionCanceledException":
             raise Conflict("changed meanwhile") from exc
@@ -891,6 +911,7 @@ def move_money(
     kind: str,
     extra: Sequence[dict[str, Any]] | Callable[[], Sequence[dict[str, Any]]] = (),
     attempts: int = 12,
+    at_once: bool = False,
 ) -> list[Marker]:
     """Move money on one wallet, exactly once, in one DynamoDB transaction.
 
@@ -904,7 +925,8 @@ def move_money(
     after it). If every marker exists already the movement happened
     before: the stored markers are returned and nothing moves (an idempotent retry). The markers
     are read only when the transaction says one exists: a first attempt costs one read and one
-    transaction.
+    transaction. ``at_once``: each transaction is sent once, without the SDK's retries
+    (:data:`AT_ONCE`: ``extra`` checked against the clock).
     """
     table = settings().wallet_table
 
@@ -939,7 +961,7 @@ def move_money(
                 return done
             raise InsufficientFunds(player, balance, -total)
         try:
-            client().transact_write_items(TransactItems=items)
+            client(at_once=at_once).transact_write_items(TransactItems=items)
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "TransactionCanceledException":
                 raise

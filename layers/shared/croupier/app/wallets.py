@@ -67,10 +67,12 @@ class Wallet(ABC):
 
     @abstractmethod
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
-             changes: Changes, what: str) -> None:
+             changes: Changes, what: str, at_once: bool = False) -> None:
         """Take ``stakes`` from ``player`` with the caller's ``changes``, all or nothing. Raises
         :class:`~.errors.Funds` when the player has not enough (``what`` says for what),
-        ``store.Conflict`` when a condition of the change failed (nothing is taken)."""
+        ``store.Conflict`` when a condition of the change failed (nothing is taken). ``at_once``: the
+        transaction is sent once, without the SDK's retries (``store.AT_ONCE``: ``changes`` look at
+        the clock)."""
 
     @abstractmethod
     def credit(self, player: str, batch: Sequence[Finishing], closes: Sequence[dict[str, Any]]) -> None:
@@ -93,10 +95,11 @@ class Internal(Wallet):
         return bet
 
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
-             changes: Changes, what: str) -> None:
+             changes: Changes, what: str, at_once: bool = False) -> None:
         try:
             store.move_money(player, [(s.op, -s.amount, dict(s.details)) for s in stakes], kind=kind,
-                             extra=lambda: changes({}))  # made once the wallet is read, before the transaction
+                             extra=lambda: changes({}),  # made once the wallet is read, before the transaction
+                             at_once=at_once)
         except store.InsufficientFunds as exc:
             raise Funds(f"insufficient funds for {what}: balance {exc.balance}, needed {exc.needed}") from exc
 
@@ -132,14 +135,14 @@ class Seamless(Wallet):
         return replace(bet, operator=self.operator, currency=self.currency, debits=stored.debits if stored else ())
 
     def take(self, player: str, table_id: str, round_id: str, stakes: Sequence[Stake], *, kind: str,
-             changes: Changes, what: str) -> None:
+             changes: Changes, what: str, at_once: bool = False) -> None:
         debited = seamless.debit(self.operator, [seamless.Debit(s.op, player, s.amount, table_id, round_id, s.bet_id,
                                                                 s.reason) for s in stakes])
         by_bet: dict[str, list[str]] = {}
         for stake, txid in zip(stakes, debited, strict=True):
             by_bet.setdefault(stake.bet_id, []).append(txid)
         try:
-            store.write([*changes(by_bet), *seamless.accepted(debited)])
+            store.write([*changes(by_bet), *seamless.accepted(debited)], at_once=at_once)
         except BaseException:
             seamless.void(debited)  # the change was refused (betting closed, a race lost): not taken
             raise
