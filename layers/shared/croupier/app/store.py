@@ -48,7 +48,6 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar, cast
 
-from botocore.config import Config
 from botocore.exceptions import ClientError
 from tenacity import RetryCallState, RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
@@ -182,15 +181,17 @@ def _table(name: str) -> Any:
 
 _generation = [0]
 
-AT_ONCE = Config(connect_timeout=0.25, read_timeout=2, retries={"mode": "standard", "total_max_attempts": 1})
-"""A client for a write that is checked against the clock right before it is sent (a bet, against
-the end of betting: ``records.LAST_BET_MS``, half a second before the countdown's): one attempt,
-never retried by the SDK, sent within a quarter of a second or not at all. The SDK's own retries of
-a throttled write (in its default mode, up to ten attempts for DynamoDB, 50 ms apart and doubling)
-and its default connect timeout (a minute) could store it seconds after the moment it was checked
-against; this way it is stored within one request's time or refused, and its caller's retry (a
-player's screen retries with the same idempotency key) looks at the clock again. (A read that times
-out after the request went says nothing of the write: the retry finds it stored, or not.)"""
+AT_ONCE: dict[str, Any] = {"connect_timeout": 0.25, "read_timeout": 2,
+                           "retries": {"mode": "standard", "total_max_attempts": 1}}
+"""The configuration (botocore's ``Config``) of a client for a write that is checked against the
+clock right before it is sent (a bet, against the end of betting: ``records.LAST_BET_MS``, half a
+second before the countdown's): one attempt, never retried by the SDK, sent within a quarter of a
+second or not at all. The SDK's own retries of a throttled write (in its default mode, up to ten
+attempts for DynamoDB, 50 ms apart and doubling) and its default connect timeout (a minute) could
+store it seconds after the moment it was checked against; this way it is stored within one
+request's time or refused, and its caller's retry (a player's screen retries with the same
+idempotency key) looks at the clock again. (A read that times out after the request went says
+nothing of the write: the retry finds it stored, or not.)"""
 
 
 def client(*, at_once: bool = False) -> Any:
@@ -200,7 +201,9 @@ def client(*, at_once: bool = False) -> Any:
         return _resource().meta.client
     resource = getattr(_local, "at_once", None)
     if resource is None or getattr(_local, "at_once_generation", None) != _generation[0]:
-        resource = _local.at_once = boto3.resource("dynamodb", config=AT_ONCE)
+        from botocore.config import Config  # with the first bet: botocore's loads much a cold start need not
+
+        resource = _local.at_once = boto3.resource("dynamodb", config=Config(**AT_ONCE))
         _local.at_once_generation = _generation[0]
     return resource.meta.client
 
