@@ -1,4 +1,5 @@
-"""Live: the game table's stream, turned into domain events, published and pushed.
+"""Live: the game table's stream, turned into domain events, published and pushed; and each
+round's opening, whose workflow it makes sure is started (decision 0078).
 
 Each record's images (before and after a write) become events (croupier.app.live); each table's
 events are put on the bus (source ``croupier``, detail-type the event's type) and handed to the
@@ -17,7 +18,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from croupier.app import alerts, push, store, tracing
+from croupier.app import alerts, push, rounds, store, tracing
 from croupier.app.live import events_of
 
 logger = Logger()
@@ -35,6 +36,9 @@ def handle(record: DynamoDBRecord, reach: push.Reach | None = None) -> dict[str,
     images = change.raw_event
     old = store.plain_image(images["OldImage"]) if images.get("OldImage") else None
     new = store.plain_image(images["NewImage"]) if images.get("NewImage") else None
+    # a round's opening: its workflow started, if the call that opened it died before starting it
+    # (before anything is pushed: a start that fails fails the record, which the stream retries)
+    rounds.opened(old, new)
     events = events_of(old, new, at)
     if not events:
         return {"events": 0}

@@ -99,6 +99,37 @@ def test_a_press_again_starts_the_workflow_of_a_round_a_late_card_paused_before_
     assert started == [round_id]
 
 
+def test_the_streams_record_of_a_rounds_opening_starts_the_workflow_its_opening_did_not(
+        direct: Direct, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decision 0078: a round whose "open round" died after its write, before its workflow started,
+    and whose dealer does not press again (the console shows the round open) got no workflow: never
+    settled, its table held. The live function, handed every change of the game table by its stream
+    until it is handled, starts the workflow of each round it sees opened, with the input the
+    opening gives it (a running execution answers such a start as itself)."""
+    # GIVEN a round whose "open round" died after its write, before its workflow started
+    table = direct.table("baccarat")
+    started: list[tuple[object, ...]] = []
+
+    def died(*args: object) -> str:
+        raise RuntimeError("the function died before it started the round's workflow")
+
+    patch = in_this_thread(monkeypatch)
+    patch.setattr(workflow, "start_round", died)
+    with pytest.raises(RuntimeError):
+        rounds.start_round(table)
+    opened = store.load_round(str(store.load_table(table).round_id))
+    patch.setattr(workflow, "start_round", lambda *args: started.append(args) or "")
+    # WHEN the live function is handed the round's first write, THEN it starts the round's workflow,
+    # with the input the opening gives it (its countdown: the tests' tables count down from TIMERS)
+    image = store.plain(opened.item())
+    assert rounds.opened(None, image) is True
+    assert started == [(opened.round_id, table, TIMERS["countdown"])]
+    # and a later write of the round, or the table's opening write, starts nothing
+    assert rounds.opened(image, {**image, "version": image["version"] + 1}) is False
+    assert rounds.opened(None, store.plain(store.load_table(table).item())) is False
+    assert len(started) == 1
+
+
 def test_a_card_sent_in_the_second_its_round_opened_is_the_rounds(direct: Direct) -> None:
     # GIVEN a round whose betting is over
     table, round_id, opened = _round_with_a_bet(direct)

@@ -29,6 +29,7 @@ from . import seamless, store, wallets, workflow
 from .config import settings
 from .engine import rules_of
 from .errors import StateConflict
+from .keys import kind_of
 from .records import ACTIVE, TAKING_BETS, RoundRecord, RoundStatus, TableRecord
 from .visibility import pause_words
 
@@ -59,7 +60,7 @@ def start_round(table_id: str) -> RoundRecord:
         table = store.load_table(table_id)
         if not table.idle:
             if table.round_status in ACTIVE:
-                _ensure_workflow(store.load_round(str(table.round_id)))
+                ensure_workflow(store.load_round(str(table.round_id)))
             raise StateConflict(f"round {table.round_id} is still in play", reason="round-in-play")
         if table.shoe is None:
             raise StateConflict("no shoe: shuffle a new shoe first", reason="no-shoe")
@@ -91,11 +92,19 @@ def start_round(table_id: str) -> RoundRecord:
         return round_item
 
     round_item = retry(attempt)
-    workflow.start_round(round_item.round_id, table_id, timers(round_item).countdown)
+    _start_workflow(round_item)
     return round_item
 
 
-def _ensure_workflow(round_item: RoundRecord) -> None:
+def _start_workflow(round_item: RoundRecord) -> None:
+    """Start the round's workflow, its input made of the round's own fields alone (its countdown is
+    its end less its opening, as the opening set them): whoever starts it, from whichever copy of
+    the round, gives the same input, which Step Functions answers with the execution running."""
+    countdown = (round_item.closes_at - round_item.created_at) // 1000
+    workflow.start_round(round_item.round_id, round_item.table_id, countdown)
+
+
+def ensure_workflow(round_item: RoundRecord) -> None:
     """Start the workflow of a round in play again: the call that opened the round may have died
     after its write and before its start (a round without a workflow is never settled, and a
     paused one never voided by its timer), and the round may have moved on meanwhile (a late card
@@ -103,10 +112,22 @@ def _ensure_workflow(round_item: RoundRecord) -> None:
     Step Functions answers a start with the same name and input as a running execution with that
     execution; one that differs, or has ended, is refused, and then there is nothing to start."""
     try:
-        workflow.start_round(round_item.round_id, round_item.table_id, timers(round_item).countdown)
+        _start_workflow(round_item)
     except ClientError as exc:
         if exc.response["Error"]["Code"] != "ExecutionAlreadyExists":
             raise
+
+
+def opened(old: dict[str, Any] | None, new: dict[str, Any] | None) -> bool:
+    """A change of the game table as its stream gives it (the images before and after, in Python
+    form): if it is a round's first write (its opening), make sure the round's workflow is
+    started (decision 0078). The call that opened the round starts it right after its write and
+    may have died between the two; the stream hands every change over until it is handled. Returns
+    whether the change opened a round."""
+    if old is not None or new is None or kind_of(new) != "round":
+        return False
+    ensure_workflow(RoundRecord.from_item(new))
+    return True
 
 
 # --- waking the workflow ---------------------------------------------------------------------

@@ -528,8 +528,13 @@ class World:
 
     def __init__(self, seed: int | str, plan: Plan | None = None, *, rounds: int = 10, tables: int = 2,
                  players: int = 4, game: str = "baccarat", root: Path | None = None,
-                 trace: int = 40, screens: bool = True, seamless: int = 0, house_rules: bool = False) -> None:
+                 trace: int = 40, screens: bool = True, seamless: int = 0, house_rules: bool = False,
+                 press_again: bool = True) -> None:
         self.seed, self.plan, self.rounds_wanted, self.game = seed, plan or Plan(), rounds, game
+        self.press_again = press_again
+        """Whether a dealer whose "open round" failed presses it again (the console shows the error);
+        if not, a dealer whose console shows the round open anyway deals it (the stream's record of
+        the round's opening is then all that starts a workflow its opening did not)."""
         self.screens_on = screens
         """Whether the screens run (the live and push functions, the players' and supervisors'
         screens): off, the rounds play the same (their draws are their own) at half the cost."""
@@ -1216,6 +1221,9 @@ class World:
             return
         except Failure as failure:  # the console shows the error: the dealer presses again
             self.note(f"  open round failed: {failure.error}")
+            if not self.press_again and (shown := self._opened_anyway(table)) is not None:
+                self._dealing(table, shown)  # or deals the round the console shows open
+                return
             self.at(self.clock.monotonic() + 1.0, f"{table.table_id}: open round again",
                     lambda: self._open_round(table))
             return
