@@ -92,7 +92,8 @@ def start_round(table_id: str) -> RoundRecord:
         return round_item
 
     round_item = retry(attempt)
-    _start_workflow(round_item)
+    # the live function, handed the round's opening by the stream, may have started it first
+    ensure_workflow(round_item)
     return round_item
 
 
