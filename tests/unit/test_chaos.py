@@ -437,10 +437,9 @@ def test_planted_push_that_skips_a_slots_last_watcher_is_reported(monkeypatch: p
 # --- defects the simulation found -----------------------------------------------------------
 
 
-def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_settled(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # GIVEN the first "open round" dying after it wrote the round, before it started the workflow
-    # (found by the world: the round then held its table for ever, nobody would settle it)
+def first_opening_dies_before_its_workflow(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The first "open round" dies after it wrote the round, before it started the workflow: the
+    list it returns then holds that round's id."""
     start = workflow.start_round
     died: list[str] = []
 
@@ -451,8 +450,22 @@ def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_s
         return start(round_id, *args)
 
     in_this_thread(monkeypatch).setattr(workflow, "start_round", dies_once)
+    return died
+
+
+def calm() -> Plan:
+    return Plan({kind: 0.0 for kind in DEFAULT_RATES})
+
+
+def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_settled(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN the first "open round" dying after it wrote the round, before it started the workflow
+    # (found by the world: the round then held its table for ever, nobody would settle it), and no
+    # screens: no live function, which would start the workflow itself (decision 0078)
+    died = first_opening_dies_before_its_workflow(monkeypatch)
     # WHEN the dealer presses "open round" again, as a console shows the failure
-    played = world("open-died", {kind: 0.0 for kind in DEFAULT_RATES}, rounds=3)
+    played = World("open-died", calm(), rounds=3, tables=2, players=3, screens=False)
+    played.run()
     # THEN that round got its workflow from the second press, and was settled like the others
     assert died and died[0] in played.workflows.executions
     assert played.violations == [] and sum(played.rounds_finished.values()) == 3
@@ -463,20 +476,9 @@ def test_a_round_whose_opening_died_before_its_workflow_started_is_settled_witho
         monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN the first "open round" dying after it wrote the round, before it started the workflow,
     # and a dealer who does not press again: the console shows the round open, and the dealer deals it
-    start = workflow.start_round
-    died: list[str] = []
-
-    def dies_once(round_id: str, *args: Any) -> str:
-        if not died:
-            died.append(round_id)
-            raise FunctionDied("the function died before StartExecution")
-        return start(round_id, *args)
-
-    patch = in_this_thread(monkeypatch)
-    patch.setattr(workflow, "start_round", dies_once)
-    calm = Plan({kind: 0.0 for kind in DEFAULT_RATES})
+    died = first_opening_dies_before_its_workflow(monkeypatch)
     # WHEN the round plays
-    played = World("open-died-no-press", calm, rounds=3, tables=2, players=3, press_again=False)
+    played = World("open-died-no-press", calm(), rounds=3, tables=2, players=3, press_again=False)
     played.run()
     # THEN the live function, handed the round's opening by the stream, started its workflow, and the
     # round was settled like the others (decision 0078)
@@ -485,8 +487,8 @@ def test_a_round_whose_opening_died_before_its_workflow_started_is_settled_witho
     assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
     # and without that start the round is held for ever, which the world reports
     died.clear()
-    patch.setattr(rounds, "opened", lambda old, new: False)
-    stuck = World("open-died-no-press", calm, rounds=3, tables=2, players=3, press_again=False)
+    in_this_thread(monkeypatch).setattr(rounds, "opened", lambda old, new: False)
+    stuck = World("open-died-no-press", calm(), rounds=3, tables=2, players=3, press_again=False)
     stuck.run()
     assert died and died[0] not in stuck.workflows.executions
     assert [v for v in stuck.violations if v.invariant == "liveness"], [v.detail for v in stuck.violations]
