@@ -457,6 +457,13 @@ def calm() -> Plan:
     return Plan({kind: 0.0 for kind in DEFAULT_RATES})
 
 
+def settled_with_its_workflow(played: World, died: list[str]) -> None:
+    """The round whose opening died got a workflow, and every round of the world was settled."""
+    assert died and died[0] in played.workflows.executions
+    assert played.violations == [] and sum(played.rounds_finished.values()) == 3
+    assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
+
+
 def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_settled(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # GIVEN the first "open round" dying after it wrote the round, before it started the workflow
@@ -467,9 +474,7 @@ def test_found_a_round_whose_opening_died_before_its_workflow_started_is_still_s
     played = World("open-died", calm(), rounds=3, tables=2, players=3, screens=False)
     played.run()
     # THEN that round got its workflow from the second press, and was settled like the others
-    assert died and died[0] in played.workflows.executions
-    assert played.violations == [] and sum(played.rounds_finished.values()) == 3
-    assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
+    settled_with_its_workflow(played, died)
 
 
 def test_a_round_whose_opening_died_before_its_workflow_started_is_settled_without_a_press_again(
@@ -482,9 +487,7 @@ def test_a_round_whose_opening_died_before_its_workflow_started_is_settled_witho
     played.run()
     # THEN the live function, handed the round's opening by the stream, started its workflow, and the
     # round was settled like the others (decision 0078)
-    assert died and died[0] in played.workflows.executions
-    assert played.violations == [] and sum(played.rounds_finished.values()) == 3
-    assert all(e.status == "SUCCEEDED" for e in played.workflows.executions.values())
+    settled_with_its_workflow(played, died)
     # and without that start the round is held for ever, which the world reports
     died.clear()
     in_this_thread(monkeypatch).setattr(rounds, "opened", lambda old, new: False)
