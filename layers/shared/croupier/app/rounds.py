@@ -106,10 +106,12 @@ def _start_workflow(round_item: RoundRecord) -> None:
 
 
 def ensure_workflow(round_item: RoundRecord) -> None:
-    """Start the workflow of a round in play again: the call that opened the round may have died
-    after its write and before its start (a round without a workflow is never settled, and a
-    paused one never voided by its timer), and the round may have moved on meanwhile (a late card
-    of the round before pauses it, and so closes its betting: decision 0074).
+    """Start the workflow of a round in play, unless it has one: the opening starts it, and so do a
+    press of "open round" again (decision 0074) and the stream's record of the opening (decision
+    0078), for the call that opened the round may have died after its write and before its start
+    (a round without a workflow is never settled, and a paused one never voided by its timer); the
+    round may have moved on meanwhile (a late card of the round before pauses it, and so closes its
+    betting).
     Step Functions answers a start with the same name and input as a running execution with that
     execution; one that differs, or has ended, is refused, and then there is nothing to start."""
     try:

@@ -537,7 +537,9 @@ class World:
         the round's opening is then all that starts a workflow its opening did not)."""
         self.screens_on = screens
         """Whether the screens run (the live and push functions, the players' and supervisors'
-        screens): off, the rounds play the same (their draws are their own) at half the cost."""
+        screens): off, at half the cost, the rounds play as they do with them (their draws are their
+        own) but where the live function starts a round's workflow before its opening does, which
+        it does only with them (decision 0078)."""
         self.root = root or Path(__file__).resolve().parents[4]
         self.rng = random.Random(seed)
         self.faults = Faults(random.Random(f"{seed}:faults"), self.plan)
