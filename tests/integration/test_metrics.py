@@ -53,7 +53,8 @@ def test_bets_replays_and_settled_rounds_are_counted(h: Harness, counted: list[t
     mark = len(counted)
     table.dealer.deal(started)
     wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "settled", timeout=60)
-    assert 1 in _since(counted, mark, "RoundsSettled")
+    # counted once the round is written, by the invocation that wrote it: a moment after it shows
+    wait_until(lambda: 1 in _since(counted, mark, "RoundsSettled"), timeout=10)
     assert h.balance("ana") == START + 500 - 100
 
 
@@ -69,5 +70,5 @@ def test_a_voided_round_is_counted(h: Harness, counted: list[tuple[str, int]]) -
     mark = len(counted)
     h.supervisor.post(f"/rounds/{round_id}/void", {"reason": "misdeal"})
     wait_until(lambda: h.supervisor.get(f"/rounds/{round_id}")["status"] == "voided", timeout=60)
-    assert 1 in _since(counted, mark, "RoundsVoided")
+    wait_until(lambda: 1 in _since(counted, mark, "RoundsVoided"), timeout=10)  # counted after the write
     assert h.balance("ben") == START
