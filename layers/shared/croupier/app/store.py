@@ -181,8 +181,7 @@ def _table(name: str) -> Any:
 
 _generation = [0]
 
-AT_ONCE: dict[str, Any] = {"connect_timeout": 0.25, "read_timeout": 2,
-                           "retries": {"mode": "standard", "total_max_attempts": 1}}
+AT_ONCE: dict[str, Any] = {"connect_timeout": 0.25, "retries": {"mode": "standard", "total_max_attempts": 1}}
 """The configuration (botocore's ``Config``) of a client for a write that is checked against the
 clock right before it is sent (a bet, against the end of betting: ``records.LAST_BET_MS``, half a
 second before the countdown's): one attempt, never retried by the SDK, sent within a quarter of a
@@ -190,8 +189,8 @@ second or not at all. The SDK's own retries of a throttled write (in its default
 attempts for DynamoDB, 50 ms apart and doubling) and its default connect timeout (a minute) could
 store it seconds after the moment it was checked against; this way it is stored within one
 request's time or refused, and its caller's retry (a player's screen retries with the same
-idempotency key) looks at the clock again. (A read that times out after the request went says
-nothing of the write: the retry finds it stored, or not.)"""
+idempotency key) looks at the clock again. The answer is waited for as long as the SDK waits by
+default: once the request is sent, how long its answer takes does not move the write's commit."""
 
 
 def client(*, at_once: bool = False) -> Any:
