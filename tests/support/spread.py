@@ -26,7 +26,8 @@ LONGEST_FIRST = ("tests/browser/test_pages.py", "tests/reliability/test_schemath
                  "tests/integration/test_table_speed.py", "tests/browser/test_accessibility.py",
                  "tests/integration/test_workflow_cost.py", "tests/deploy/test_sam_build.py",
                  "tests/reliability/test_fuzz.py", "tests/unit/test_chaos_wallets.py",
-                 "tests/integration/test_policies.py", "tests/integration/test_betting_phase.py")
+                 "tests/integration/test_policies.py", "tests/integration/test_betting_phase.py",
+                 "tests/unit/test_chaos_spec.py")
 """The units that took longest in a four-process run (30 s to 2 minutes each, their tests' durations
 added up), longest first: they are handed out first, so that the run does not end waiting on one
 of them while the other processes idle; the others follow in the order pytest collects them. A

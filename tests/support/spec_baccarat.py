@@ -1,0 +1,74 @@
+"""Baccarat as ``baccarat.md`` states it, written for the tests from the spec alone and apart from
+``croupier.games.baccarat``: the tableau that says which hand draws a third card, and what each bet
+pays on the final hands at a table's rates. The tests hold the application's settled rounds to it;
+being a second reading of the spec, it agrees with the engine only where both read it the same."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+POINTS = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0, **{str(n): n for n in range(2, 10)}}
+"""A card's points by its rank (a card is its rank then its suit: ``"QD"``)."""
+
+BANKER_STANDS_ON = {3: {8}, 4: {0, 1, 8, 9}, 5: {0, 1, 2, 3, 8, 9}, 6: {0, 1, 2, 3, 4, 5, 8, 9}}
+"""The tableau's right-hand column: the Banker's two-card score -> the Player's third card's points
+on which the Banker stands (0, 1 and 2 draw on any; 7 never draws)."""
+
+
+def score(cards: list[str]) -> int:
+    return sum(POINTS[card[0]] for card in cards) % 10
+
+
+def dealt_rightly(player: list[str], banker: list[str]) -> str | None:
+    """What is wrong with the hands' sizes by the spec's dealing rules; None if nothing."""
+    if len(player) < 2 or len(banker) < 2:
+        return "fewer than two cards a hand"
+    p2, b2 = score(player[:2]), score(banker[:2])
+    if p2 >= 8 or b2 >= 8:  # a natural: both stand
+        wanted_player, wanted_banker = 2, 2
+    elif p2 >= 6:  # the Player stands on 6 or 7; the Banker draws on 0 to 5
+        wanted_player, wanted_banker = 2, 3 if b2 <= 5 else 2
+    else:
+        third = POINTS[player[2][0]] if len(player) > 2 else None
+        wanted_player = 3
+        if third is None:
+            return f"the Player drew no third card on {p2}"
+        draws = b2 <= 2 or (b2 <= 6 and third not in BANKER_STANDS_ON[b2])
+        wanted_banker = 3 if draws else 2
+    if (len(player), len(banker)) != (wanted_player, wanted_banker):
+        return (f"Player {player} and Banker {banker}: the spec deals the Player {wanted_player} cards and "
+                f"the Banker {wanted_banker}")
+    return None
+
+
+def won(bet: dict[str, Any], player: list[str], banker: list[str], rules: Any) -> Fraction | None:
+    """What ``bet`` (its ``type`` and, for a Banker bet, its ``mode``) wins per unit of its stake on
+    these final hands at ``rules`` (a table's payouts and side bets): ``Fraction(0)`` for a push,
+    None for a loss."""
+    pay, p, b = rules.payouts, score(player), score(banker)
+    winner = "player" if p > b else "banker" if b > p else "tie"
+    kind = bet["type"]
+    if kind in ("player", "banker"):
+        if winner == "tie":
+            return Fraction(0)  # ties push Player and Banker bets
+        if winner != kind:
+            return None
+        if kind == "player":
+            return Fraction(pay.player)
+        if bet.get("mode") == "no-commission":
+            return Fraction(pay.banker_no_commission_six if b == 6 else pay.banker_no_commission)
+        return Fraction(pay.banker)
+    if kind == "tie":
+        return Fraction(pay.tie) if winner == "tie" else None
+    if kind in ("player-pair", "banker-pair"):
+        hand = player if kind == "player-pair" else banker
+        return Fraction(pay.player_pair if kind == "player-pair" else pay.banker_pair) \
+            if hand[0][0] == hand[1][0] else None
+    side = rules.side_bets[kind]
+    if kind == "lucky-6":
+        if winner != "banker" or b != 6:
+            return None
+        return Fraction(side.pays_three_cards if len(banker) == 3 and side.pays_three_cards is not None else side.pays)
+    used = len(player) + len(banker)
+    return Fraction(side.pays) if (used >= 5 if kind == "big" else used == 4) else None

@@ -1,0 +1,377 @@
+"""Simulated rounds held to the spec by oracles written in the tests from the spec alone
+(``tests/support/spec_baccarat.py``, ``tests/support/spec_blackjack.py``), apart from the engines:
+how each settled round was dealt, each hand's result and what each settled bet paid, at its table's
+own rules. The simulator's invariants check that every bet is paid what its round's engine says
+and that replaying the round gives the same; these check that what the engine says is the spec's.
+A planted bug in an engine's payout is reported."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from croupier.app import engine
+from croupier.app.records import BetStatus, RoundRecord
+from croupier.sim.house import OWN_COMBINATIONS
+from croupier.sim.world import DEFAULT_RATES, Plan, World
+from tests.support import spec_baccarat, spec_blackjack, spec_pok_deng
+from tests.support.patching import in_this_thread
+from tests.unit.test_chaos_house import stored
+
+
+def spec_world(seed: str, game: str) -> World:
+    """60 rounds of ``game`` on 3 tables of 4 players, each table on house rules, every fault of the
+    default mix; without screens (what is checked here is what the rounds paid, at half the cost)."""
+    played = World(seed, Plan(dict(DEFAULT_RATES)), rounds=60, tables=3, players=4, game=game, house_rules=True,
+                   screens=False)
+    played.run()
+    return played
+
+
+def settled(played: Any) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """A world's settled rounds by id, the rules each played, and its settled bets of them."""
+    with played.running():
+        rounds = {str(rnd["round_id"]): rnd for rnd in stored(played, "round") if rnd["status"] == "settled"}
+        rules = {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+        bets = [bet for bet in stored(played, "bet")
+                if bet["status"] == BetStatus.SETTLED and str(bet["round_id"]) in rounds]
+    return rounds, rules, bets
+
+
+def expected(stake: int, exact: Fraction) -> tuple[Fraction, int]:
+    """A bet's exact net and what it pays back: its stake and winnings, rounded down once."""
+    return exact, stake + exact.numerator // exact.denominator
+
+
+# --- Baccarat --------------------------------------------------------------------------------------
+
+
+def baccarat_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
+    """Every settled round of a Baccarat world held to ``baccarat.md``: its hands' sizes to the
+    tableau; each settled bet's outcome, exact win and payout to the spec's payout tables at its
+    round's rules. What is wrong, and what was checked (rounds, bets, each bet's type and outcome, a
+    Lucky 6 win by its Banker's cards, a no-commission Banker win on 6)."""
+    wrong: list[str] = []
+    checked: Counter[str] = Counter()
+    rounds, rules, bets = settled(played)
+    hands = {round_id: (list(rnd["settlement"]["hands"]["player"]["cards"]),
+                        list(rnd["settlement"]["hands"]["banker"]["cards"])) for round_id, rnd in rounds.items()}
+    for round_id, (player, banker) in hands.items():
+        dealt = spec_baccarat.dealt_rightly(player, banker)
+        if dealt:
+            wrong.append(f"{round_id}: {dealt}")
+        checked["rounds"] += 1
+    for bet in bets:
+        stake, result = int(bet["amount"]), bet["result"]
+        player, banker = hands[str(bet["round_id"])]
+        ratio = spec_baccarat.won(bet, player, banker, rules[str(bet["round_id"])])
+        outcome = "lose" if ratio is None else "push" if ratio == 0 else "win"
+        exact, paid = (Fraction(-stake), 0) if ratio is None else expected(stake, stake * ratio)
+        got = (result["outcome"], Fraction(str(result["exact_net"])), int(result["paid"]))
+        if got != (outcome, exact, paid):
+            wrong.append(f"{bet['bet_id']} ({bet['type']} {bet.get('mode') or ''}, {stake}) on Player {player}, "
+                         f"Banker {banker}: {got}, the spec {(outcome, exact, paid)}")
+        checked["bets"] += 1
+        checked[f"{bet['type']} {outcome}"] += 1
+        if bet["type"] == "lucky-6" and outcome == "win":
+            checked[f"lucky-6 won on {len(banker)} cards"] += 1
+        if bet.get("mode") == "no-commission" and outcome == "win" and spec_baccarat.score(banker) == 6:
+            checked["no-commission banker won on 6"] += 1
+    return wrong, checked
+
+
+SPEC_BACCARAT_WORLDS = ("spec-baccarat/9", "spec-baccarat/21")
+"""Two Baccarat worlds on house rules, 60 rounds each, whose bets between them win and lose every way
+the spec pays (the first with a no-commission Banker bet won on 6)."""
+EVERY_BACCARAT_WAY = {f"{kind} {outcome}" for kind in ("player", "banker") for outcome in ("win", "lose", "push")} | {
+    f"{kind} {outcome}" for kind in ("tie", "player-pair", "banker-pair", "big", "small") for outcome in ("win", "lose")
+} | {"lucky-6 lose", "lucky-6 won on 2 cards", "lucky-6 won on 3 cards", "no-commission banker won on 6"}
+
+
+def test_every_baccarat_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
+    # GIVEN Baccarat tables on house rules (payouts, modes and side bets of their own)
+    checked: Counter[str] = Counter()
+    for seed in SPEC_BACCARAT_WORLDS:
+        # WHEN they play 60 rounds
+        played = spec_world(seed, "baccarat")
+        # THEN every settled round was dealt by the spec's tableau, and every settled bet was paid
+        # what the spec's payout tables say at its round's rules
+        wrong, seen = baccarat_held_to_the_spec(played)
+        assert wrong == [], wrong
+        assert played.violations == []
+        checked += seen
+    # every bet type won and lost (Player and Banker pushed on a tie), a Lucky 6 won with two Banker
+    # cards and with three, a no-commission Banker bet won on 6; 116 rounds and their 470 bets
+    assert EVERY_BACCARAT_WAY - set(checked) == set(), sorted(checked.items())
+    assert checked["rounds"] >= 110 and checked["bets"] >= 450, checked
+
+
+def test_a_no_commission_banker_win_on_six_paid_in_full_is_reported_by_the_spec(monkeypatch: pytest.MonkeyPatch,
+                                                                               ) -> None:
+    from croupier.games import baccarat
+
+    ratio = baccarat._ratio
+
+    def in_full(plan: Any, bet: Any, winner: str, b_points: int, *rest: Any) -> Any:
+        if bet.type == "banker" and bet.mode == "no-commission" and winner == "banker" and b_points == 6:
+            return plan.no_commission  # 1:1, where the spec pays half the stake
+        return ratio(plan, bet, winner, b_points, *rest)
+
+    # GIVEN an engine that pays a no-commission Banker bet's win on 6 in full
+    in_this_thread(monkeypatch).setattr(baccarat, "_ratio", in_full)
+    monkeypatch.setattr(baccarat, "_PLANS", {})  # no coup settled before the plant
+    # WHEN Baccarat tables on house rules play
+    played = spec_world(SPEC_BACCARAT_WORLDS[0], "baccarat")
+    # THEN the bets it overpaid are reported against the spec, and only they
+    wrong, _ = baccarat_held_to_the_spec(played)
+    assert wrong and all("banker no-commission" in line for line in wrong), wrong
+
+
+# --- Blackjack ----------------------------------------------------------------------------------
+
+
+def blackjack_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
+    """Every settled round of a blackjack world (Deluxe or classic) held to ``blackjack.md``: what
+    the dealer drew; each seat's hands, their actions' legality and their results; each settled
+    bet's outcome, exact win and payout (seat bets, bets behind with the doubles and splits they
+    followed, insurance, pair bets) at its round's rules. What is wrong, and what was checked."""
+    wrong: list[str] = []
+    checked: Counter[str] = Counter()
+    rounds, rules, bets = settled(played)
+    insured = {str(bet["round_id"]) for bet in bets if "insurance" in bet["result"]}
+    seats: dict[str, dict[int, list[dict[str, Any]]]] = {}
+    for round_id, rnd in rounds.items():
+        hands = dict(rnd["settlement"]["hands"])
+        dealer = list(hands.pop("dealer")["cards"])
+        by_seat: dict[int, list[dict[str, Any]]] = {}
+        for name, hand in sorted(hands.items(), key=lambda kv: (int(kv[1]["seat"]), int(kv[1]["hand"]))):
+            by_seat.setdefault(int(hand["seat"]), []).append({**hand, "name": name, "cards": list(hand["cards"])})
+        for seat in by_seat.values():
+            for hand in seat:
+                hand["split"] = len(seat) > 1
+                hand["spec"] = spec_blackjack.result(hand["cards"], hand["split"], hand["surrendered"], dealer)
+                if hand["outcome"] != hand["spec"]:
+                    wrong.append(f"{round_id} {hand['name']} {hand['cards']} against {dealer}: {hand['outcome']}, "
+                                 f"the spec {hand['spec']}")
+                checked[f"hand {hand['spec']}"] += 1
+                checked["hand doubled"] += hand["doubled"]
+            checked["seat split"] += len(seat) > 1
+            played_wrong = spec_blackjack.seat_played_rightly(seat, dealer, rules[round_id])
+            if played_wrong:
+                wrong.append(f"{round_id} seat {seat[0]['seat']}: {played_wrong}")
+        every = [hand for seat in by_seat.values() for hand in seat]
+        drew = spec_blackjack.dealer_drew_rightly(dealer, every, rules[round_id], round_id in insured)
+        if drew:
+            wrong.append(f"{round_id}: {drew}")
+        asked = {(a.get("player"), int(a["seat"]), a["action"], a.get("hand")) for a in
+                 (event.get("action") for event in rnd.get("events", [])) if a and a.get("seat") is not None}
+        seats[round_id] = {**by_seat, 0: [{"cards": dealer, "asked": asked}]}  # seat 0: the dealer, what was asked
+        checked["dealer blackjack"] += spec_blackjack.blackjack(dealer, False)
+        checked["dealer hit soft 17"] += rules[round_id].dealer_hits_soft_17 and any(
+            spec_blackjack.score(dealer[:n]) == (17, True) for n in range(2, len(dealer)))
+        checked["rounds"] += 1
+    for bet in bets:
+        round_id = str(bet["round_id"])
+        got, spec = _blackjack_bet(bet, seats[round_id], rules[round_id], checked)
+        if got != spec:
+            wrong.append(f"{bet['bet_id']} ({bet['type']} on seat {bet.get('seat')}, {bet['amount']}) in {round_id}: "
+                         f"{got}, the spec {spec}")
+        checked["bets"] += 1
+    return wrong, checked
+
+
+def _blackjack_bet(bet: dict[str, Any], seats: dict[int, list[dict[str, Any]]], rules: Any,
+                   checked: Counter[str]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """A settled blackjack bet's (outcome, exact net, paid, hands' stakes) as settled, and as the spec
+    says on its seat's final hands."""
+    amount, result, dealer, asked = int(bet["amount"]), bet["result"], seats[0][0]["cards"], seats[0][0]["asked"]
+    player = None if bet["type"] == "seat" else bet["player"]  # a seated player's actions name the seat alone
+    got = (result["outcome"], Fraction(str(result["exact_net"])), int(result["paid"]),
+           [(h["hand"], h["stake"]) for h in result.get("hands", [])])
+    seat = seats.get(int(bet["seat"]))
+    if seat is None:  # a seat the dealer did not deal: the bet is refunded, its round settled
+        checked[f"{bet['type']} refunded"] += 1
+        return got, ("refund", Fraction(0), amount, [])
+    if bet["type"] == "pair":
+        first_two = seat[0]["cards"][:2] if len(seat) == 1 else [seat[0]["cards"][0], seat[1]["cards"][0]]
+        ratio = spec_blackjack.pair_pays(first_two, rules.pair_paytable)
+        checked[f"pair {'lose' if ratio is None else f'win {ratio}'}"] += 1
+        if ratio is None:
+            return got, ("lose", Fraction(-amount), 0, [])
+        return got, ("win", *expected(amount, amount * ratio), [])
+    dealer_bj = spec_blackjack.blackjack(dealer, False)
+    if bet["type"] == "seat":
+        hands = [(hand, amount * 2 if hand["doubled"] else amount) for hand in seat]
+    else:  # behind: the first hand, and the second if it followed the split; its stake doubled on a hand
+        # whose double it followed (each only if asked: without the balance, a yes is a no)
+        stakes = dict(got[3])
+        follows_split = (len(seat) > 1 and seat[1]["name"] in stakes
+                         and (player, bet["seat"], "follow-split", 0) in asked)
+        hands = [(hand, 2 * amount if hand["doubled"] and stakes.get(hand["name"]) == 2 * amount
+                  and (player, bet["seat"], "follow-double", i) in asked else amount)
+                 for i, hand in enumerate(seat[:2 if follows_split else 1])]
+        checked[f"behind on {len(hands)} hands"] += 1
+    exact = sum((spec_blackjack.hand_net(hand["spec"], stake, amount, i == 0, dealer_bj, rules)
+                 for i, (hand, stake) in enumerate(hands)), Fraction(0))
+    staked = sum(stake for _, stake in hands)
+    if "insurance" in result and (player, bet["seat"], "insurance", None) in asked and dealer[0][0] == "A":
+        cost = amount // 2  # half the bet, rounded down (common.md): offered only against an ace
+        exact += cost * Fraction(rules.insurance_pays) if dealer_bj else -cost
+        staked += cost
+        checked[f"insurance {'win' if dealer_bj else 'lose'}"] += 1
+    checked[f"{bet['type']} {hands[0][0]['spec']}"] += 1
+    checked["behind followed a double"] += bet["type"] == "behind" and any(stake == 2 * amount for _, stake in hands)
+    checked["lost to a blackjack taking the original only"] += (dealer_bj and rules.dealer_bj_takes == "original"
+                                                                and sum(stake for _, stake in hands) > amount)
+    return got, (hands[0][0]["spec"], exact, staked + exact.numerator // exact.denominator,
+                 [(hand["name"], stake) for hand, stake in hands])
+
+
+SPEC_BLACKJACK_WORLDS = (("blackjack", "spec-blackjack/12"), ("deluxe-blackjack", "spec-deluxe-blackjack/7"))
+"""A classic and a Deluxe world on house rules, 60 rounds each, whose rounds between them play every
+rule the oracle knows: splits, doubles, surrenders, insurance won and lost, a dealer's blackjack
+(taking the original bet only at a classic table of the first), a soft 17 hit, bets behind
+following a split and a double, and the Pair bet's every grade."""
+EVERY_BLACKJACK_WAY = {
+    "seat split", "hand doubled", "hand surrender", "hand blackjack", "hand win", "hand lose", "hand push",
+    "dealer blackjack", "dealer hit soft 17", "insurance win", "insurance lose", "behind on 2 hands",
+    "behind followed a double", "lost to a blackjack taking the original only", "pair lose",
+    "pair win 11", "pair win 6", "pair win 12", "pair win 25"}
+
+
+def test_every_blackjack_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
+    # GIVEN classic and Deluxe tables on house rules (soft 17, surrender, 6:5, Perfect Pairs, a dealer's
+    # blackjack taking the original bet only, double after a split, the split hands' order...)
+    checked: Counter[str] = Counter()
+    for game, seed in SPEC_BLACKJACK_WORLDS:
+        # WHEN they play 60 rounds
+        played = spec_world(seed, game)
+        # THEN in every settled round the dealer drew as the spec says, every seat's hands show only
+        # legal actions and have the spec's results, and every settled bet was paid what the spec
+        # says at its round's rules (an insurance, a follow only where its player asked for it)
+        wrong, seen = blackjack_held_to_the_spec(played)
+        assert wrong == [], wrong
+        assert played.violations == []
+        checked += seen
+    # every rule above came up; 114 rounds and their 520 bets
+    assert EVERY_BLACKJACK_WAY - {way for way, n in checked.items() if n} == set(), sorted(checked.items())
+    assert checked["rounds"] >= 110 and checked["bets"] >= 500, checked
+
+
+def test_a_dealer_blackjack_taking_doubles_at_a_table_that_takes_the_original_only_is_reported_by_the_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.games import blackjack
+
+    pays = blackjack._pays
+
+    def taking_all(rules: Any) -> Any:
+        return pays(rules)._replace(original_only=False)
+
+    # GIVEN an engine whose dealer blackjack takes every double and split, whatever the table says
+    in_this_thread(monkeypatch).setattr(blackjack, "_pays", taking_all)
+    # WHEN classic tables on house rules play, some taking the original bet only
+    played = spec_world(SPEC_BLACKJACK_WORLDS[0][1], "blackjack")
+    # THEN every bet it underpaid is reported against the spec: each one doubled or split and lost to
+    # the dealer's blackjack there
+    wrong, checked = blackjack_held_to_the_spec(played)
+    assert wrong and len(wrong) == checked["lost to a blackjack taking the original only"], wrong
+
+
+# --- Pok Deng --------------------------------------------------------------------------------------
+
+
+def pok_deng_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
+    """Every settled Pok Deng round held to ``pok-deng.md``: each Player N and Pair bet's outcome,
+    exact win and payout (its reservation back, less what it lost) from the hands' cards alone, at
+    its round's rates and special combinations. What is wrong, and what was checked."""
+    wrong: list[str] = []
+    checked: Counter[str] = Counter()
+    rounds, rules, bets = settled(played)
+    for bet in bets:
+        round_id, amount, result = str(bet["round_id"]), int(bet["amount"]), bet["result"]
+        table, hands = rules[round_id], rounds[round_id]["settlement"]["hands"]
+        number = bet["type"].split("-")[1]
+        hand, banker = list(hands[f"hand-{number}"]["cards"]), list(hands["banker"]["cards"])
+        if bet["type"].endswith("-pair"):
+            exact, staked = spec_pok_deng.pair_net(hand, amount, table), amount
+        else:
+            exact, staked = spec_pok_deng.player_net(hand, banker, amount, table), amount * table.reservation
+        outcome = "win" if exact > 0 else "push" if exact == 0 else "lose"
+        spec = (outcome, exact, staked + exact.numerator // exact.denominator)
+        got = (result["outcome"], Fraction(str(result["exact_net"])), int(result["paid"]))
+        if got != spec:
+            wrong.append(f"{bet['bet_id']} ({bet['type']}, {amount}) on {hand} against the Banker's {banker} in "
+                         f"{round_id}: {got}, the spec {spec}")
+        kind = "pair" if bet["type"].endswith("-pair") else "player"
+        checked[f"{kind} {outcome}"] += 1
+        if kind == "player" and exact:
+            per_unit = abs(exact) / amount
+            checked[f"player {outcome} {per_unit}"] += 1
+            found = spec_pok_deng.combination(hand if exact > 0 else banker, table)
+            if found is not None:
+                checked[f"{outcome} on {'an own' if found[1] in OWN else 'a'} combination"] += 1
+            against = spec_pok_deng.rank(banker, table)
+            if exact > 0 and against in ((0, 0), (0, 6)) and spec_pok_deng.special(hand, table):
+                # a special pattern's win against a Banker of 0 or 6 points: the exceptions, in order
+                checked["won 8 or 9 with a pattern against 0 or 6" if spec_pok_deng.points(hand) >= 8 else
+                        "won with a pattern against 0 or 6"] += 1
+        elif exact > 0:
+            checked[f"pair win {exact / amount}"] += 1
+        checked["bets"] += 1
+    checked["rounds"] = len(rounds)
+    return wrong, checked
+
+
+OWN = {combo["name"] for combo in OWN_COMBINATIONS}
+
+
+SPEC_POK_DENG_WORLDS = ("spec-pok-deng/5", "spec-pok-deng/9")
+"""Two Pok Deng worlds on house rules, 60 rounds each, whose bets between them win and lose at every
+rate their tables pay, on the spec's combinations and on an operator's own, and meet both
+exceptions of the payout table (the second world: an 8 with a pattern against a Banker's 0 or 6)."""
+EVERY_POK_DENG_WAY = {f"player {outcome} {rate}" for outcome in ("win", "lose") for rate in (1, 2, 3)} | {
+    "player push", "pair lose", "pair win 10", "pair win 11", "win on a combination", "lose on a combination",
+    "win on an own combination", "lose on an own combination", "won with a pattern against 0 or 6",
+    "won 8 or 9 with a pattern against 0 or 6"}
+
+
+def test_every_pok_deng_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
+    # GIVEN Pok Deng tables on house rules (special rates, Pair rates, reservations, combinations of
+    # their own, in orders of their own)
+    checked: Counter[str] = Counter()
+    for seed in SPEC_POK_DENG_WORLDS:
+        # WHEN they play 60 rounds
+        played = spec_world(seed, "pok-deng")
+        # THEN every settled bet was paid what the spec's payout table and its exceptions say, from
+        # its hands' cards alone, at its round's rates and combinations
+        wrong, seen = pok_deng_held_to_the_spec(played)
+        assert wrong == [], wrong
+        assert played.violations == []
+        checked += seen
+    # every rate won and lost, both exceptions met; 117 rounds and their 700 bets
+    assert EVERY_POK_DENG_WAY - set(checked) == set(), sorted(checked.items())
+    assert checked["rounds"] >= 110 and checked["bets"] >= 650, checked
+
+
+def test_an_eight_with_a_pattern_paid_one_to_one_against_a_banker_of_six_is_reported_by_the_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.games import pokdeng
+
+    terms = pokdeng._player_terms
+
+    def swapped(plan: Any, player: Any, banker: Any) -> Any:  # exception 2 before exception 1
+        if player.always_special and banker.zero_or_six:
+            player = player._replace(always_special=False)
+        return terms(plan, player, banker)
+
+    # GIVEN an engine that takes the payout table's exceptions in the wrong order
+    in_this_thread(monkeypatch).setattr(pokdeng, "_player_terms", swapped)
+    # WHEN Pok Deng tables on house rules play
+    played = spec_world(SPEC_POK_DENG_WORLDS[1], "pok-deng")
+    # THEN every bet it underpaid is reported against the spec: each an 8 or a 9 with a pattern that
+    # beat a Banker of 0 or 6 points
+    wrong, checked = pok_deng_held_to_the_spec(played)
+    assert wrong and len(wrong) == checked["won 8 or 9 with a pattern against 0 or 6"], wrong
