@@ -1,9 +1,9 @@
 """Simulated rounds held to the spec by oracles written in the tests from the spec alone
-(``tests/support/spec_baccarat.py``, ``tests/support/spec_blackjack.py``), apart from the engines:
-how each settled round was dealt, each hand's result and what each settled bet paid, at its table's
-own rules. The simulator's invariants check that every bet is paid what its round's engine says
-and that replaying the round gives the same; these check that what the engine says is the spec's.
-A planted bug in an engine's payout is reported."""
+(``tests/support/spec_baccarat.py``, ``spec_blackjack.py``, ``spec_pok_deng.py``), apart from the
+engines: how each settled round was dealt, each hand's result and what each settled bet paid, at its
+table's own rules. The simulator's invariants check that every bet is paid what its round's engine
+says and that replaying the round gives the same; these check that what the engine says is the
+spec's. For each oracle, a bug planted in its engine's payouts is reported."""
 
 from __future__ import annotations
 
