@@ -72,3 +72,20 @@ def won(bet: dict[str, Any], player: list[str], banker: list[str], rules: Any) -
         return Fraction(side.pays_three_cards if len(banker) == 3 and side.pays_three_cards is not None else side.pays)
     used = len(player) + len(banker)
     return Fraction(side.pays) if (used >= 5 if kind == "big" else used == 4) else None
+
+
+def deal(scanned: list[str]) -> tuple[list[str], list[str]]:
+    """The Player's and the Banker's hands as the spec deals the cards in the order they came out
+    of the shoe: Player, Banker, Player, Banker, then the third cards the tableau draws."""
+    player, banker = scanned[0:4:2], scanned[1:4:2]
+    rest = iter(scanned[4:])
+    p2, b2 = score(player), score(banker)
+    if p2 >= 8 or b2 >= 8:
+        return player, banker
+    third = None
+    if p2 <= 5:
+        player.append(next(rest, "?"))
+        third = POINTS.get(player[2][0])
+    if (b2 <= 5 if third is None else b2 <= 2 or (b2 <= 6 and third not in BANKER_STANDS_ON[b2])):
+        banker.append(next(rest, "?"))
+    return player, banker

@@ -124,3 +124,21 @@ def hand_net(outcome: str, stake: int, amount: int, first: bool, dealer_bj: bool
     if dealer_bj and rules.dealer_bj_takes == "original":
         return Fraction(-amount if first else 0)
     return Fraction(-stake)
+
+
+def dealing_order(seats: dict[int, list[dict[str, Any]]], dealer: list[str], rules: Any) -> list[str]:
+    """The order in which the spec deals the final hands' cards: a first card to each seat from the
+    lowest, then the dealer's; a second card to each seat, then (Deluxe) the dealer's hole card; then
+    each seat from the lowest plays its hands in turn (split hands: each gets its second card when
+    its turn comes, or both at once, by the table's ``split_deal``); the dealer's cards last."""
+    order = [seat[0]["cards"][0] for _, seat in sorted(seats.items())] + dealer[:1]
+    order += [seat[0]["cards"][1] if len(seat) == 1 else seat[1]["cards"][0] for _, seat in sorted(seats.items())]
+    order += dealer[1:2] if rules.hole_card else []
+    for _, seat in sorted(seats.items()):
+        if len(seat) == 1:
+            order += seat[0]["cards"][2:]
+        elif rules.split_deal == "both-first":
+            order += [seat[0]["cards"][1], seat[1]["cards"][1], *seat[0]["cards"][2:], *seat[1]["cards"][2:]]
+        else:
+            order += [*seat[0]["cards"][1:], *seat[1]["cards"][1:]]
+    return order + dealer[2 if rules.hole_card else 1:]

@@ -90,3 +90,11 @@ def player_net(hand: list[str], banker: list[str], stake: int, rules: Any) -> Fr
 
 def pair_net(hand: list[str], stake: int, rules: Any) -> Fraction:
     return stake * Fraction(rules.payouts.pair) if hand[0][0] == hand[1][0] else Fraction(-stake)
+
+
+def deal(scanned: list[str]) -> dict[str, list[str]]:
+    """The hands as the spec deals the twelve cards in the order they came out of the shoe: a first
+    card to Player 1 to 5, then the Banker; a second card in the same order."""
+    names = [f"hand-{n}" for n in range(1, 6)] + ["banker"]
+    return {name: [scanned[i], scanned[i + 6]] if len(scanned) > i + 6 else scanned[i:i + 1]
+            for i, name in enumerate(names)}

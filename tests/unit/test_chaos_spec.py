@@ -41,6 +41,12 @@ def settled(played: Any) -> tuple[dict[str, dict[str, Any]], dict[str, Any], lis
     return rounds, rules, bets
 
 
+def scanned(rnd: dict[str, Any]) -> list[str]:
+    """A round's cards in the order it took them from the table (its engine's log, which the
+    simulator's invariants hold to the order the dealer dealt them)."""
+    return [str(event["card"]) for event in rnd.get("events", []) if "card" in event]
+
+
 def expected(stake: int, exact: Fraction) -> tuple[Fraction, int]:
     """A bet's exact net and what it pays back: its stake and winnings, rounded down once."""
     return exact, stake + exact.numerator // exact.denominator
@@ -63,6 +69,10 @@ def baccarat_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
         dealt = spec_baccarat.dealt_rightly(player, banker)
         if dealt:
             wrong.append(f"{round_id}: {dealt}")
+        shoe = scanned(rounds[round_id])
+        if spec_baccarat.deal(shoe) != (player, banker) or len(shoe) != len(player) + len(banker):
+            wrong.append(f"{round_id}: cards {shoe} make Player {player} and Banker {banker}, the spec "
+                         f"{spec_baccarat.deal(shoe)}")
         checked["rounds"] += 1
     for bet in bets:
         stake, result = int(bet["amount"]), bet["result"]
@@ -163,6 +173,10 @@ def blackjack_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
             if played_wrong:
                 wrong.append(f"{round_id} seat {seat[0]['seat']}: {played_wrong}")
         every = [hand for seat in by_seat.values() for hand in seat]
+        order = spec_blackjack.dealing_order(by_seat, dealer, rules[round_id])
+        if order != scanned(rnd):
+            wrong.append(f"{round_id}: cards {scanned(rnd)} make {[h['cards'] for h in every]} and the dealer's "
+                         f"{dealer}, which the spec deals in the order {order}")
         drew = spec_blackjack.dealer_drew_rightly(dealer, every, rules[round_id], round_id in insured)
         if drew:
             wrong.append(f"{round_id}: {drew}")
@@ -280,6 +294,29 @@ def test_a_dealer_blackjack_taking_doubles_at_a_table_that_takes_the_original_on
     assert wrong and len(wrong) == checked["lost to a blackjack taking the original only"], wrong
 
 
+
+def test_split_hands_dealt_each_in_turn_at_a_table_that_deals_both_first_is_reported_by_the_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier.games import blackjack
+
+    begin = blackjack.BlackjackRound.__init__
+
+    def each_in_turn(self: Any, *args: Any, **kwargs: Any) -> None:
+        begin(self, *args, **kwargs)
+        self._both_first = False  # whatever the table's split_deal says
+
+    # GIVEN an engine that deals split hands' second cards each in turn at every table (the simulated
+    # dealer deals what the console asks for: the cards land in the hands the engine expects)
+    in_this_thread(monkeypatch).setattr(blackjack.BlackjackRound, "__init__", each_in_turn)
+    # WHEN classic tables on house rules play (a classic table deals both split hands' second cards
+    # first, unless its rules say each in turn)
+    played = spec_world("spec-blackjack/7", "blackjack")
+    # THEN the rounds whose split hands were dealt out of the spec's order are reported (two), where
+    # the table's dealer would have given those cards to other hands
+    wrong, _ = blackjack_held_to_the_spec(played)
+    assert len(wrong) == 2 and all("which the spec deals in the order" in line for line in wrong), wrong
+
+
 # --- Pok Deng --------------------------------------------------------------------------------------
 
 
@@ -290,6 +327,10 @@ def pok_deng_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
     wrong: list[str] = []
     checked: Counter[str] = Counter()
     rounds, rules, bets = settled(played)
+    for round_id, rnd in rounds.items():
+        hands = {name: list(hand["cards"]) for name, hand in rnd["settlement"]["hands"].items()}
+        if spec_pok_deng.deal(scanned(rnd)) != hands or len(scanned(rnd)) != 12:
+            wrong.append(f"{round_id}: cards {scanned(rnd)} make {hands}, the spec {spec_pok_deng.deal(scanned(rnd))}")
     for bet in bets:
         round_id, amount, result = str(bet["round_id"]), int(bet["amount"]), bet["result"]
         table, hands = rules[round_id], rounds[round_id]["settlement"]["hands"]
