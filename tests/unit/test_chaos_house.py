@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from croupier.app import bets, engine, help, live, lobby, store, tables  # noqa: F401
-from croupier.app.keys import kind_of
 from croupier.app.records import BetRecord, BetStatus, RoundRecord
 from croupier.app.rounds import table_rules
 from croupier.rules import default_rules, load_rules
@@ -20,6 +19,7 @@ from croupier.sim.chaos import Job, Outcome, play, report, run_chaos
 from croupier.sim.house import OWN_COMBINATIONS, house_apart, house_rules
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support.patching import in_this_thread
+from tests.support.worlds import stored
 
 GAMES = ("baccarat", "blackjack", "deluxe-blackjack", "pok-deng")
 """(The application's modules that import ``rounds.table_rules`` or ``engine.rules_of`` by name are
@@ -43,10 +43,6 @@ def house_world_of(game: str) -> World:
     if game not in _PLAYED:
         _PLAYED[game] = house_world(f"house-{game}/6", game)
     return _PLAYED[game]
-
-
-def stored(played: World, kind: str) -> list[dict[str, Any]]:
-    return [store.plain(item) for item in played.dynamo.items(played._settings().game_table) if kind_of(item) == kind]
 
 
 def rules_given(played: World) -> dict[str, list[Any]]:

@@ -19,7 +19,7 @@ from croupier.sim.house import OWN_COMBINATIONS
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support import spec_baccarat, spec_blackjack, spec_pok_deng
 from tests.support.patching import in_this_thread
-from tests.unit.test_chaos_house import stored
+from tests.support.worlds import stored
 
 
 def spec_world(seed: str, game: str) -> World:
