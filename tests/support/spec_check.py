@@ -43,6 +43,71 @@ def expected(stake: int, exact: Fraction) -> tuple[Fraction, int]:
 
 
 
+def accepted_by_the_rules(played: Any) -> tuple[list[str], Counter[str]]:
+    """Every bet a world's rounds took (settled or refunded), held to its round's rules: one bet per
+    type and seat per player and round, its total within its table's limits for its type (decision
+    0013, ``common.md``); Baccarat: a bet type and a Banker mode the table offers, a side bet only
+    up to its last round of the shoe, each player's Player and Banker totals within the table's
+    Player/Banker limits (``baccarat.md``). What is wrong, and what was checked."""
+    wrong: list[str] = []
+    checked: Counter[str] = Counter()
+    with played.running():
+        rounds = {str(rnd["round_id"]): rnd for rnd in stored(played, "round")}
+        rules = {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+        bets = [bet for bet in stored(played, "bet") if bet["status"] in (BetStatus.SETTLED, BetStatus.REFUNDED)]
+    placed: Counter[tuple[str, str, str, Any]] = Counter()
+    totals: dict[tuple[str, str], Counter[str]] = {}
+    for bet in bets:
+        round_id, kind, amount = str(bet["round_id"]), str(bet["type"]), int(bet["amount"])
+        table, rnd = rules[round_id], rounds[round_id]
+        placed[(round_id, str(bet["player"]), kind, bet.get("seat"))] += 1
+        limit = table.limits.get(kind)
+        why = None
+        if limit is None:
+            why = "a bet type without limits at its table"
+        elif not limit.min <= amount <= limit.max:
+            why = f"outside its table's limits {limit.min} to {limit.max}"
+        elif rnd["game"] == "baccarat":
+            why = _baccarat_offered(bet, table, int(rnd["round_in_shoe"]))
+            if kind in ("player", "banker"):
+                totals.setdefault((round_id, str(bet["player"])), Counter())[kind] += amount
+        if why:
+            wrong.append(f"{bet['bet_id']} ({kind} {bet.get('mode') or ''}, {amount}) in {round_id}: {why}")
+        checked["bets taken"] += 1
+    for key, count in placed.items():
+        if count > 1:
+            wrong.append(f"{key}: {count} bets of one type and seat in one round")
+    for (round_id, player), total in totals.items():
+        table = rules[round_id]
+        if table.banker_limit is not None and total["banker"] > total["player"] + table.banker_limit:
+            wrong.append(f"{player} in {round_id}: Banker {total['banker']} over Player {total['player']} "
+                         f"by more than the table's {table.banker_limit}")
+        if table.player_limit is not None and total["player"] > total["banker"] + table.player_limit:
+            wrong.append(f"{player} in {round_id}: Player {total['player']} over Banker {total['banker']} "
+                         f"by more than the table's {table.player_limit}")
+        checked["players' Player and Banker totals"] += table.banker_limit is not None or table.player_limit is not None
+    return wrong, checked
+
+
+def _with_acceptance(played: Any, wrong: list[str], checked: Counter[str]) -> tuple[list[str], Counter[str]]:
+    """A game's check, with :func:`accepted_by_the_rules` after it."""
+    more, seen = accepted_by_the_rules(played)
+    return wrong + more, checked + seen
+
+
+def _baccarat_offered(bet: dict[str, Any], rules: Any, round_in_shoe: int) -> str | None:
+    kind = bet["type"]
+    if kind in ("lucky-6", "big", "small"):
+        side = rules.side_bets.get(kind)
+        if side is None:
+            return "a side bet its table does not offer"
+        if side.max_round is not None and round_in_shoe > side.max_round:
+            return f"a side bet offered up to round {side.max_round} of a shoe, taken in round {round_in_shoe}"
+    if kind == "banker" and (bet.get("mode") or "commission") not in rules.modes:
+        return f"a Banker bet in a mode its table does not offer ({', '.join(rules.modes)})"
+    return None
+
+
 def baccarat_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
     """Every settled round of a Baccarat world held to ``baccarat.md``: its hands' sizes to the
     tableau; each settled bet's outcome, exact win and payout to the spec's payout tables at its
@@ -78,7 +143,7 @@ def baccarat_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
             checked[f"lucky-6 won on {len(banker)} cards"] += 1
         if bet.get("mode") == "no-commission" and outcome == "win" and spec_baccarat.score(banker) == 6:
             checked["no-commission banker won on 6"] += 1
-    return wrong, checked
+    return _with_acceptance(played, wrong, checked)
 
 
 
@@ -133,7 +198,7 @@ def blackjack_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
             wrong.append(f"{bet['bet_id']} ({bet['type']} on seat {bet.get('seat')}, {bet['amount']}) in {round_id}: "
                          f"{got}, the spec {spec}")
         checked["bets"] += 1
-    return wrong, checked
+    return _with_acceptance(played, wrong, checked)
 
 
 def _blackjack_bet(bet: dict[str, Any], seats: dict[int, list[dict[str, Any]]], rules: Any,
@@ -227,7 +292,7 @@ def pok_deng_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
             checked[f"pair win {exact / amount}"] += 1
         checked["bets"] += 1
     checked["rounds"] = len(rounds)
-    return wrong, checked
+    return _with_acceptance(played, wrong, checked)
 
 
 CHECKS = {"baccarat": baccarat_held_to_the_spec, "blackjack": blackjack_held_to_the_spec,

@@ -53,6 +53,9 @@ def test_every_baccarat_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> 
     # every bet type won and lost (Player and Banker pushed on a tie), a Lucky 6 won with two Banker
     # cards and with three, a no-commission Banker bet won on 6; 119 rounds and their 467 bets
     assert EVERY_BACCARAT_WAY - set(checked) == set(), sorted(checked.items())
+    # and every bet taken was one a table takes: within its limits, offered, each player's Player and
+    # Banker totals within the table's limit on their difference where it has one
+    assert checked["bets taken"] >= checked["bets"] and checked["players' Player and Banker totals"] >= 10, checked
     assert checked["rounds"] >= 110 and checked["bets"] >= 450, checked
 
 
@@ -75,6 +78,19 @@ def test_a_no_commission_banker_win_on_six_paid_in_full_is_reported_by_the_spec(
     # THEN the bets it overpaid are reported against the spec, and only they
     wrong, _ = baccarat_held_to_the_spec(played)
     assert wrong and all("banker no-commission" in line for line in wrong), wrong
+
+
+
+def test_bets_taken_beyond_their_tables_limits_are_reported_by_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    from croupier import betting
+
+    # GIVEN a betting phase that takes any amount, whatever its table's limits
+    in_this_thread(monkeypatch).setattr(betting, "_check_limit", lambda limits, line: None)
+    # WHEN Baccarat tables on house rules (some with narrow limits) play
+    played = spec_world(SPEC_BACCARAT_WORLDS[0], "baccarat")
+    # THEN each bet taken beyond its table's limits is reported
+    wrong, _ = baccarat_held_to_the_spec(played)
+    assert wrong and all("outside its table's limits" in line for line in wrong), wrong
 
 
 # --- Blackjack ----------------------------------------------------------------------------------
