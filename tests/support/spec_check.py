@@ -1,6 +1,7 @@
 """The spec's oracles applied to a simulated world once it has played: each settled round's
 dealing, hands and bets held to ``baccarat.md``, ``blackjack.md`` and ``pok-deng.md`` through
-``spec_baccarat``, ``spec_blackjack`` and ``spec_pok_deng``. Each check returns what is wrong (one
+``spec_baccarat``, ``spec_blackjack`` and ``spec_pok_deng``, and every bet taken to its table's
+limits (:func:`accepted_by_the_rules`). Each check returns what is wrong (one
 line per round or bet, empty when all is as the spec says) and what it checked, counted by kind
 (rounds, bets, each bet type's outcomes and the rules met), for a test to ask that every way a bet
 can be paid came up."""
@@ -40,7 +41,6 @@ def scanned(rnd: dict[str, Any]) -> list[str]:
 def expected(stake: int, exact: Fraction) -> tuple[Fraction, int]:
     """A bet's exact net and what it pays back: its stake and winnings, rounded down once."""
     return exact, stake + exact.numerator // exact.denominator
-
 
 
 def accepted_by_the_rules(played: Any) -> tuple[list[str], Counter[str]]:
@@ -146,7 +146,6 @@ def baccarat_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
     return _with_acceptance(played, wrong, checked)
 
 
-
 def blackjack_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:
     """Every settled round of a blackjack world (Deluxe or classic) held to ``blackjack.md``: what
     the dealer drew; each seat's hands, their actions' legality and their results; each settled
@@ -246,7 +245,6 @@ def _blackjack_bet(bet: dict[str, Any], seats: dict[int, list[dict[str, Any]]], 
                                                                 and sum(stake for _, stake in hands) > amount)
     return got, (hands[0][0]["spec"], exact, staked + exact.numerator // exact.denominator,
                  [(hand["name"], stake) for hand, stake in hands])
-
 
 
 def pok_deng_held_to_the_spec(played: Any) -> tuple[list[str], Counter[str]]:

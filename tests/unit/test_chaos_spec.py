@@ -80,7 +80,6 @@ def test_a_no_commission_banker_win_on_six_paid_in_full_is_reported_by_the_spec(
     assert wrong and all("banker no-commission" in line for line in wrong), wrong
 
 
-
 def test_bets_taken_beyond_their_tables_limits_are_reported_by_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
     from croupier import betting
 
@@ -144,7 +143,6 @@ def test_a_dealer_blackjack_taking_doubles_at_a_table_that_takes_the_original_on
     # the dealer's blackjack there
     wrong, checked = blackjack_held_to_the_spec(played)
     assert wrong and len(wrong) == checked["lost to a blackjack taking the original only"], wrong
-
 
 
 def test_split_hands_dealt_each_in_turn_at_a_table_that_deals_both_first_is_reported_by_the_spec(
