@@ -22,11 +22,16 @@ OWN = {combo["name"] for combo in OWN_COMBINATIONS}
 """The names of the operators' own special combinations the simulator's Pok Deng tables play."""
 
 
+def rules_played(rounds: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The rules each round played, by its id (in the world's ``running()``)."""
+    return {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+
+
 def settled(played: Any) -> tuple[dict[str, dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
     """A world's settled rounds by id, the rules each played, and its settled bets of them."""
     with played.running():
         rounds = {str(rnd["round_id"]): rnd for rnd in stored(played, "round") if rnd["status"] == "settled"}
-        rules = {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+        rules = rules_played(rounds)
         bets = [bet for bet in stored(played, "bet")
                 if bet["status"] == BetStatus.SETTLED and str(bet["round_id"]) in rounds]
     return rounds, rules, bets
@@ -53,7 +58,7 @@ def accepted_by_the_rules(played: Any) -> tuple[list[str], Counter[str]]:
     checked: Counter[str] = Counter()
     with played.running():
         rounds = {str(rnd["round_id"]): rnd for rnd in stored(played, "round")}
-        rules = {round_id: engine.rules_of(RoundRecord.from_item(rnd)) for round_id, rnd in rounds.items()}
+        rules = rules_played(rounds)
         bets = [bet for bet in stored(played, "bet") if bet["status"] in (BetStatus.SETTLED, BetStatus.REFUNDED)]
     placed: Counter[tuple[str, str, str, Any]] = Counter()
     totals: dict[tuple[str, str], Counter[str]] = {}
