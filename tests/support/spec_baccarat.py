@@ -1,7 +1,8 @@
 """Baccarat as ``baccarat.md`` states it, written for the tests from the spec alone and apart from
-``croupier.games.baccarat``: the tableau that says which hand draws a third card, and what each bet
-pays on the final hands at a table's rates. The tests hold the application's settled rounds to it;
-being a second reading of the spec, it agrees with the engine only where both read it the same."""
+``croupier.games.baccarat``: the dealing order and the tableau that says which hand draws a third
+card (:func:`deal`), and what each bet pays on the final hands at a table's rates (:func:`won`).
+The tests hold the application's settled rounds to it; being a second reading of the spec, it
+agrees with the engine only where both read it the same."""
 
 from __future__ import annotations
 
@@ -18,28 +19,6 @@ on which the Banker stands (0, 1 and 2 draw on any; 7 never draws)."""
 
 def score(cards: list[str]) -> int:
     return sum(POINTS[card[0]] for card in cards) % 10
-
-
-def dealt_rightly(player: list[str], banker: list[str]) -> str | None:
-    """What is wrong with the hands' sizes by the spec's dealing rules; None if nothing."""
-    if len(player) < 2 or len(banker) < 2:
-        return "fewer than two cards a hand"
-    p2, b2 = score(player[:2]), score(banker[:2])
-    if p2 >= 8 or b2 >= 8:  # a natural: both stand
-        wanted_player, wanted_banker = 2, 2
-    elif p2 >= 6:  # the Player stands on 6 or 7; the Banker draws on 0 to 5
-        wanted_player, wanted_banker = 2, 3 if b2 <= 5 else 2
-    else:
-        third = POINTS[player[2][0]] if len(player) > 2 else None
-        wanted_player = 3
-        if third is None:
-            return f"the Player drew no third card on {p2}"
-        draws = b2 <= 2 or (b2 <= 6 and third not in BANKER_STANDS_ON[b2])
-        wanted_banker = 3 if draws else 2
-    if (len(player), len(banker)) != (wanted_player, wanted_banker):
-        return (f"Player {player} and Banker {banker}: the spec deals the Player {wanted_player} cards and "
-                f"the Banker {wanted_banker}")
-    return None
 
 
 def won(bet: dict[str, Any], player: list[str], banker: list[str], rules: Any) -> Fraction | None:
