@@ -9,6 +9,7 @@ engine is reported."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -16,6 +17,9 @@ import pytest
 from croupier.sim.world import DEFAULT_RATES, Plan, World
 from tests.support.patching import in_this_thread
 from tests.support.spec_check import baccarat_held_to_the_spec, blackjack_held_to_the_spec, pok_deng_held_to_the_spec
+
+Check = Callable[[World], tuple[list[str], Counter[str]]]
+"""One of ``tests/support/spec_check``'s checks of a played world."""
 
 
 def spec_world(seed: str, game: str) -> World:
@@ -25,6 +29,19 @@ def spec_world(seed: str, game: str) -> World:
                    screens=False)
     played.run()
     return played
+
+
+def held_to_the_spec(worlds: Iterable[tuple[str, str]], check: Check) -> Counter[str]:
+    """Each world (its game and seed) played and held to the spec by ``check``: nothing wrong, no
+    violation; what was checked, added up over the worlds."""
+    checked: Counter[str] = Counter()
+    for game, seed in worlds:
+        played = spec_world(seed, game)
+        wrong, seen = check(played)
+        assert wrong == [], wrong
+        assert played.violations == []
+        checked += seen
+    return checked
 
 
 # --- Baccarat --------------------------------------------------------------------------------------
@@ -40,16 +57,9 @@ EVERY_BACCARAT_WAY = {f"{kind} {outcome}" for kind in ("player", "banker") for o
 
 def test_every_baccarat_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
     # GIVEN Baccarat tables on house rules (payouts, modes and side bets of their own)
-    checked: Counter[str] = Counter()
-    for seed in SPEC_BACCARAT_WORLDS:
-        # WHEN they play 60 rounds
-        played = spec_world(seed, "baccarat")
-        # THEN every settled round was dealt by the spec's tableau, and every settled bet was paid
-        # what the spec's payout tables say at its round's rules
-        wrong, seen = baccarat_held_to_the_spec(played)
-        assert wrong == [], wrong
-        assert played.violations == []
-        checked += seen
+    # WHEN they play 60 rounds; THEN every settled round was dealt in the spec's order and by its
+    # tableau, and every settled bet was paid what the spec's payout tables say at its round's rules
+    checked = held_to_the_spec((("baccarat", seed) for seed in SPEC_BACCARAT_WORLDS), baccarat_held_to_the_spec)
     # every bet type won and lost (Player and Banker pushed on a tie), a Lucky 6 won with two Banker
     # cards and with three, a no-commission Banker bet won on 6; 119 rounds and their 467 bets
     assert EVERY_BACCARAT_WAY - set(checked) == set(), sorted(checked.items())
@@ -110,17 +120,11 @@ EVERY_BLACKJACK_WAY = {
 def test_every_blackjack_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
     # GIVEN classic and Deluxe tables on house rules (soft 17, surrender, 6:5, Perfect Pairs, a dealer's
     # blackjack taking the original bet only, double after a split, the split hands' order...)
-    checked: Counter[str] = Counter()
-    for game, seed in SPEC_BLACKJACK_WORLDS:
-        # WHEN they play 60 rounds
-        played = spec_world(seed, game)
-        # THEN in every settled round the dealer drew as the spec says, every seat's hands show only
-        # legal actions and have the spec's results, and every settled bet was paid what the spec
-        # says at its round's rules (an insurance, a follow only where its player asked for it)
-        wrong, seen = blackjack_held_to_the_spec(played)
-        assert wrong == [], wrong
-        assert played.violations == []
-        checked += seen
+    # WHEN they play 60 rounds; THEN in every settled round the cards went to the hands in the spec's
+    # order, the dealer drew as the spec says, every seat's hands show only legal actions and have the
+    # spec's results, and every settled bet was paid what the spec says at its round's rules (an
+    # insurance, a follow only where its player asked for it)
+    checked = held_to_the_spec(SPEC_BLACKJACK_WORLDS, blackjack_held_to_the_spec)
     # every rule above came up; 120 rounds and their 643 bets
     assert EVERY_BLACKJACK_WAY - {way for way, n in checked.items() if n} == set(), sorted(checked.items())
     assert checked["rounds"] >= 110 and checked["bets"] >= 500, checked
@@ -183,16 +187,10 @@ EVERY_POK_DENG_WAY = {f"player {outcome} {rate}" for outcome in ("win", "lose") 
 def test_every_pok_deng_bet_is_paid_what_the_spec_says_at_its_tables_rates() -> None:
     # GIVEN Pok Deng tables on house rules (special rates, Pair rates, reservations, combinations of
     # their own, in orders of their own)
-    checked: Counter[str] = Counter()
-    for seed in SPEC_POK_DENG_WORLDS:
-        # WHEN they play 60 rounds
-        played = spec_world(seed, "pok-deng")
-        # THEN every settled bet was paid what the spec's payout table and its exceptions say, from
-        # its hands' cards alone, at its round's rates and combinations
-        wrong, seen = pok_deng_held_to_the_spec(played)
-        assert wrong == [], wrong
-        assert played.violations == []
-        checked += seen
+    # WHEN they play 60 rounds; THEN every settled round's cards went to the hands in the spec's order,
+    # and every settled bet was paid what the spec's payout table and its exceptions say, from its
+    # hands' cards alone, at its round's rates and combinations
+    checked = held_to_the_spec((("pok-deng", seed) for seed in SPEC_POK_DENG_WORLDS), pok_deng_held_to_the_spec)
     # every rate won and lost, both exceptions met; 117 rounds and their 700 bets
     assert EVERY_POK_DENG_WAY - set(checked) == set(), sorted(checked.items())
     assert checked["rounds"] >= 110 and checked["bets"] >= 650, checked
