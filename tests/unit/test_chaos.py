@@ -5,7 +5,10 @@ memory, on a virtual clock, with faults drawn from one seed; the invariants chec
 from __future__ import annotations
 
 import gc
+import logging
 import sys
+import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
@@ -95,10 +98,29 @@ def test_a_world_without_faults_pauses_nothing_voids_nothing_and_no_function_fai
     assert calm.invariants.checked["bets"] >= 30
 
 
-def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
-    first, second = world("same"), world("same")
+def test_the_same_seed_plays_the_same_world_step_for_step(capsys: pytest.CaptureFixture[str]) -> None:
+    first = world("same")
+    # (the second beside another thread writing through the functions' logger and to standard
+    # output, as a test session's local stack does: its lines are not the world's)
+    stop, logger = threading.Event(), logging.getLogger("croupier")
+
+    def neighbour() -> None:
+        while not stop.is_set():
+            logger.warning("the neighbour's line")
+            print("the neighbour's print")
+            time.sleep(0.001)
+
+    beside = threading.Thread(target=neighbour)
+    beside.start()
+    try:
+        second = world("same")
+    finally:
+        stop.set()
+        beside.join()
     assert first.trace == second.trace and first.steps_run == second.steps_run
     assert first.faults.drawn == second.faults.drawn and first.invocations == second.invocations
+    assert first.invariants.checked == second.invariants.checked and first.output.lines == second.output.lines
+    assert "the neighbour's print" in capsys.readouterr().out
     assert world("other").faults.drawn != first.faults.drawn
 
 

@@ -1973,10 +1973,30 @@ def sqs_event(batch: list[Message], queue: str) -> dict[str, Any]:
                          "awsRegion": REGION, "messageAttributes": {}, "md5OfBody": ""} for m in batch]}
 
 
+class _Routed:
+    """A stream that gives the world's thread's text to the world's :class:`Output` and any other
+    thread's to the stream it stood in for: a local stack running beside the world in the same
+    process (a test session's) logs through the same loggers, and its lines are neither the
+    world's nor a seed's (counted, they made a world's report differ with what else ran)."""
+
+    def __init__(self, output: Output, other: Any, thread: int) -> None:
+        self.output, self.other, self.thread = output, other, thread
+
+    def write(self, text: str) -> int:
+        if threading.get_ident() == self.thread:
+            return self.output.write(text)
+        return int(self.other.write(text) or 0)
+
+    def flush(self) -> None:
+        if threading.get_ident() != self.thread:
+            self.other.flush()
+
+
 class Output:
     """What the functions write to standard output (their log lines, their metrics) and the errors
     their callers are answered, kept while a world runs instead of printed (a run's own report is
-    all it prints), until the invariants have read them (:meth:`take`)."""
+    all it prints), until the invariants have read them (:meth:`take`). Only the world's own
+    thread's text: another thread's goes where it went (:class:`_Routed`)."""
 
     def __init__(self) -> None:
         self.lines = 0
@@ -2006,7 +2026,8 @@ class Output:
         handlers = [h for name in [*logging.Logger.manager.loggerDict, ""]
                     for h in logging.getLogger(name or None).handlers
                     if isinstance(h, logging.StreamHandler) and h.stream in (sys.stdout, sys.stderr)]
-        streams = [h.setStream(self) for h in handlers]
+        thread = threading.get_ident()
+        streams = [h.setStream(_Routed(self, h.stream, thread)) for h in handlers]
         loggers = [logging.getLogger(name) for name in logging.Logger.manager.loggerDict]
         levels = [logger.level for logger in loggers]
         for logger in loggers:  # the functions' own lines down to info are read (for hidden cards);
@@ -2015,7 +2036,7 @@ class Output:
             elif logger.level < logging.WARNING:
                 logger.setLevel(logging.WARNING)
         try:
-            with contextlib.redirect_stdout(self), warnings.catch_warnings():
+            with contextlib.redirect_stdout(_Routed(self, sys.stdout, thread)), warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)  # Powertools: "no application metrics"
                 yield
         finally:
