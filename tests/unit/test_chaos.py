@@ -5,10 +5,8 @@ memory, on a virtual clock, with faults drawn from one seed; the invariants chec
 from __future__ import annotations
 
 import gc
-import logging
 import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
@@ -16,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from croupier.app import dealing, keys, push, rounds, settlement, steps, store, workflow
+from croupier.app import alerts, dealing, keys, push, rounds, settlement, steps, store, workflow
 from croupier.app.records import BetRecord
 from croupier.shoe import Shoe
 from croupier.sim.chaos import parse_rates, parse_spare, report, run_chaos
@@ -28,6 +26,7 @@ from croupier.sim.world import (
     SELDOM_COLLECTIONS,
     FunctionDied,
     Invocation,
+    Output,
     Plan,
     World,
 )
@@ -98,30 +97,29 @@ def test_a_world_without_faults_pauses_nothing_voids_nothing_and_no_function_fai
     assert calm.invariants.checked["bets"] >= 30
 
 
-def test_the_same_seed_plays_the_same_world_step_for_step(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
     first = world("same")
-    # (the second beside another thread writing through the functions' logger and to standard
-    # output, as a test session's local stack does: its lines are not the world's)
-    stop, logger = threading.Event(), logging.getLogger("croupier")
-
-    def neighbour() -> None:
-        while not stop.is_set():
-            logger.warning("the neighbour's line")
-            print("the neighbour's print")
-            time.sleep(0.001)
-
-    beside = threading.Thread(target=neighbour)
-    beside.start()
-    try:
-        second = world("same")
-    finally:
-        stop.set()
-        beside.join()
+    alerts.count("BetsPlaced")  # (a metric added outside any invocation, as a test's direct call
+    second = world("same")  # into the application leaves one: not the second world's to flush)
     assert first.trace == second.trace and first.steps_run == second.steps_run
     assert first.faults.drawn == second.faults.drawn and first.invocations == second.invocations
     assert first.invariants.checked == second.invariants.checked and first.output.lines == second.output.lines
-    assert "the neighbour's print" in capsys.readouterr().out
     assert world("other").faults.drawn != first.faults.drawn
+
+
+def test_a_worlds_output_takes_only_what_its_own_thread_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    # GIVEN a world's output capturing what the functions write
+    output = Output()
+    with output.capturing():
+        # WHEN its thread writes a line, and another thread one (as a test session's local stack
+        # does in the same process)
+        print("the world's line")
+        beside = threading.Thread(target=lambda: print("the neighbour's line"))
+        beside.start()
+        beside.join()
+    # THEN the world reads its own line only, and the other thread's goes where it went
+    assert output.take() == ["the world's line", "\n"] and output.lines == 1
+    assert "the neighbour's line" in capsys.readouterr().out
 
 
 def test_a_world_runs_the_collector_seldom_and_gives_the_process_its_thresholds_back(

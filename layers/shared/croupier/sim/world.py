@@ -57,6 +57,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from aws_lambda_powertools import Metrics
 from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 
 from ..app import aws, config, keys, operators, seamless, store
@@ -790,6 +791,10 @@ class World:
                     seamless.using_transport(self.operator):
                 if not self.handlers:
                     self._deploy()
+                # metrics the process added outside any invocation (a test's direct calls into the
+                # application, in the same process), which the world's first handler would flush
+                # as its own: not the world's (Powertools keeps one buffer for the process)
+                Metrics().clear_metrics()
                 with self.output.capturing():  # the functions' loggers made (by their imports)
                     yield self
         finally:
