@@ -99,8 +99,10 @@ def test_a_world_without_faults_pauses_nothing_voids_nothing_and_no_function_fai
 
 def test_the_same_seed_plays_the_same_world_step_for_step() -> None:
     first = world("same")
-    alerts.count("BetsPlaced")  # (a metric added outside any invocation, as a test's direct call
-    second = world("same")  # into the application leaves one: not the second world's to flush)
+    # (between the two, a metric added outside any invocation, as a test's direct call into the
+    # application leaves one: not the second world's to flush)
+    alerts.count("BetsPlaced")
+    second = world("same")
     assert first.trace == second.trace and first.steps_run == second.steps_run
     assert first.faults.drawn == second.faults.drawn and first.invocations == second.invocations
     assert first.invariants.checked == second.invariants.checked and first.output.lines == second.output.lines
