@@ -267,3 +267,32 @@ def test_a_json_path_moto_parses_once_finds_what_a_path_parsed_anew_finds(path: 
     first = target.update_or_create({"a": 1}, [1])
     assert target.update_or_create({"b": 2}, [2]) == {"b": 2, "result": {"cards": [2]}}
     assert first == {"a": 1, "result": {"cards": [1]}}
+
+
+def test_a_response_classes_functions_are_moto_own_list_and_listed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch 13: moto lists a response class's functions (to find a request's action) once per
+    class; the list is moto's own."""
+    import inspect
+
+    from moto.core import responses
+    from moto.dynamodb.responses import DynamoHandler
+    from moto.sqs.responses import SQSResponse
+
+    motopatch.apply()
+    walks = []
+    getmembers = inspect.getmembers
+
+    def walked(target: Any, predicate: Any = None) -> Any:
+        walks.append(target)
+        return getmembers(target, predicate)
+
+    monkeypatch.setattr(inspect, "getmembers", walked)
+    original = motopatch.moto_originals["method names"]
+    for kind in (DynamoHandler, SQSResponse):
+        expected = original(kind)
+        assert "get_item" in expected or "receive_message" in expected
+        # WHEN the class's functions are asked for three times
+        found = [responses.method_names_from_class(kind) for _ in range(3)]
+        # THEN each answer is moto's list, and the class was walked at most once more than moto's own walk
+        assert found == [expected] * 3
+    assert walks.count(DynamoHandler) <= 2 and walks.count(SQSResponse) <= 2
