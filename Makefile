@@ -74,7 +74,7 @@ template: $(STAMP)
 # run beside the tests, niced, in the CPU the waiting tests leave (a test on a real-time timer is not
 # slowed by them; their output, in .venv/static.log, is shown after the tests'); the run fails if
 # either does.
-TEST_WORKERS ?= 5
+TEST_WORKERS ?= 4
 PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
 STATIC_LOG := $(VENV)/static.log
 

@@ -39,7 +39,7 @@ class Page:
         self.context, self.stack = context, stack
         self.page = context.new_page()
         # a wait ends when the page shows what it waits for; the limit leaves room for a machine
-        # whose two cores the local stacks of five test processes share (Playwright's own: 30 s)
+        # whose two cores the local stacks of four test processes share (Playwright's own: 30 s)
         self.page.set_default_timeout(60_000)
         self.frames: list[str] = []
         self.responses: list[tuple[str, str]] = []
